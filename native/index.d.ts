@@ -1,0 +1,128 @@
+/**
+ * The JS face of the native addon. Thin: no policy lives in C. Every error thrown (or rejected) from C is an
+ * Error with a string `code` from NativeErrorCode. Callbacks are delivered on the JS thread through
+ * thread-safe functions; N-API is never touched off the main thread.
+ */
+export type NativeErrorCode =
+  | 'NG_ERR_ARG'          // a bad argument from JS (type, range)
+  | 'NG_ERR_INIT'         // GStreamer could not be initialised
+  | 'NG_ERR_PARSE'        // gst_parse_launch failed; message is GStreamer's
+  | 'NG_ERR_STATE'        // a state change failed
+  | 'NG_ERR_TIMEOUT'      // a state change did not complete in time
+  | 'NG_ERR_NO_ELEMENT'   // no element of that name in the pipeline
+  | 'NG_ERR_NO_PROPERTY'  // the element has no such property
+  | 'NG_ERR_VALUE'        // the value cannot be converted to the property's type
+  | 'NG_ERR_DESTROYED'    // the object was destroyed
+  | 'NG_ERR_RTSP';        // the RTSP server could not bind or mount
+
+export type GstState = 'void-pending' | 'null' | 'ready' | 'paused' | 'playing';
+
+export type BusMessage =
+  | { type: 'state-changed'; old: GstState; current: GstState; pending: GstState } // the pipeline's own only
+  | { type: 'error'; source: string; message: string; debug: string }
+  | { type: 'warning'; source: string; message: string; debug: string }
+  | { type: 'eos' }
+  | { type: 'element'; source: string; name: string; fields: Record<string, string | number | boolean> }
+  | { type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */ };
+
+export interface ElementInfo {
+  name: string;
+  factory: string;
+  /** Readable properties of string, boolean, numeric and enum types, as strings. */
+  properties: Record<string, string>;
+}
+
+export declare class Pipeline {
+  /** Parses description (gst_parse_launch). Throws NG_ERR_PARSE. onMessage gets every bus message. */
+  constructor(description: string, onMessage: (msg: BusMessage) => void);
+  /** Resolves with the state reached; rejects NG_ERR_STATE or NG_ERR_TIMEOUT. Runs off the JS thread. */
+  setState(state: 'null' | 'ready' | 'paused' | 'playing', timeoutMs: number): Promise<GstState>;
+  /** The current state, queried from GStreamer without waiting. */
+  getState(): GstState;
+  /** Sets a property from a JS value, converted to the property's GType (enums by nick or number). */
+  setProperty(element: string, property: string, value: string | number | boolean): void;
+  getProperty(element: string, property: string): string | number | boolean | null;
+  /** Sends EOS into the pipeline (file outputs finalise); an 'eos' bus message follows. */
+  sendEos(): void;
+  /** Every element of the pipeline, recursing into bins. */
+  elements(): ElementInfo[];
+  /** Pushes one buffer into the appsrc named appsrc; pts in ns, or -1 to let the appsrc timestamp it. */
+  pushBuffer(appsrc: string, data: Buffer, ptsNs: number): void;
+  /** Delivers each sample of the appsink named sink as a 'sample' bus message. */
+  watchSink(sink: string): void;
+  /** Sends a force-key-unit event upstream from the element's sink pad (or downstream into its src). */
+  forceKeyUnit(element: string): void;
+  /** Sets NULL synchronously and frees everything. Safe while playing and safe to call twice. */
+  destroy(): void;
+}
+
+export type RtspEvent =
+  | { type: 'client-connected'; clients: number; address: string }
+  | { type: 'client-closed'; clients: number }
+  | { type: 'media-prepared'; path: string }
+  | { type: 'media-unprepared'; path: string }
+  | { type: 'play-request'; path: string };
+
+export interface RtspFeed {
+  /** Name of an appsink in the producer pipeline whose samples feed this stream. */
+  appsink: string;
+  /** What follows the appsrc inside the mount, ending in a payloader named payN, e.g. "h264parse ! rtph264pay name=pay0 pt=96". */
+  launch: string;
+}
+
+export declare class RtspServer {
+  /** One GstRTSPServer bound to host:port, attached to the addon's main loop. Throws NG_ERR_RTSP if it cannot bind. */
+  constructor(host: string, port: number, onEvent: (ev: RtspEvent) => void);
+  /** The actual bound port (useful with port 0). */
+  readonly port: number;
+  /** On-demand: a shared launch factory; the media is built at the first client and torn down after the last. */
+  mountLaunch(path: string, launch: string): void;
+  /** Always running: the producer pipeline runs on its own; each feed's appsink pushes into the mount's appsrc. A keyframe is requested upstream of each appsink when a client plays. */
+  mountFeed(path: string, producer: Pipeline, feeds: RtspFeed[]): void;
+  unmount(path: string): void;
+  clientCount(): number;
+  /** Session-pool cleanup runs every few seconds on its own; this runs it now and returns how many were removed. */
+  cleanupSessions(): number;
+  close(): void;
+}
+
+export interface DeviceCaps {
+  media: string; // e.g. video/x-raw, image/jpeg
+  format?: string;
+  width?: number;
+  height?: number;
+  framerates: string[]; // e.g. ["30/1", "15/1"]
+}
+
+export interface DeviceInfo {
+  name: string;
+  deviceClass: string;
+  path: string | null;  // device.path (V4L2) when present
+  driver: string | null;
+  caps: DeviceCaps[];
+  properties: Record<string, string>;
+}
+
+export type DeviceEvent = { type: 'added'; device: DeviceInfo } | { type: 'removed'; device: DeviceInfo };
+
+export declare class DeviceMonitor {
+  /** classes e.g. ["Video/Source"]. Events for devices present at start arrive as 'added' too. */
+  constructor(classes: string[], onEvent: (ev: DeviceEvent) => void);
+  start(): DeviceInfo[];
+  stop(): void;
+}
+
+/**
+ * A fake GstDeviceProvider, for tests only: no V4L2 hardware can be attached to a test machine.
+ * registerFakeCameraProvider() must be called before a DeviceMonitor is created.
+ */
+export declare function registerFakeCameraProvider(): void;
+export declare function fakeCameraAdd(path: string, name: string, caps: string): void;
+export declare function fakeCameraRemove(path: string): void;
+
+/** gst_init, static registration of the encoderd elements, and the main-loop thread. Idempotent. */
+export declare function init(): void;
+/** GStreamer's version string, e.g. "GStreamer 1.22.0". */
+export declare function gstVersion(): string;
+/** Whether an element factory of that name is available. */
+export declare function hasElement(factory: string): boolean;

@@ -1,0 +1,46 @@
+/* The small macro vocabulary every binding file uses, so that each binding function reads as intent:
+ * argument checks, status checks and errors thrown with a code (see index.d.ts NativeErrorCode). */
+#ifndef ENCODERD_NG_H
+#define ENCODERD_NG_H
+#include <node_api.h>
+#include <gst/gst.h>
+
+/* Throws an Error whose .code is code, and returns NULL from the binding. */
+#define NG_THROW(code, msg) do { napi_throw_error(env, code, msg); return NULL; } while (0)
+
+/* Any napi call that fails throws NG_ERR_ARG with the call's text. */
+#define NG_CALL(call) do { if ((call) != napi_ok) NG_THROW("NG_ERR_ARG", "napi call failed: " #call); } while (0)
+
+/* Declares argc/argv/self for a binding with at most n arguments. */
+#define NG_ARGV(n) \
+  size_t argc = (n); napi_value argv[(n) > 0 ? (n) : 1]; napi_value self; \
+  NG_CALL(napi_get_cb_info(env, info, &argc, argv, &self, NULL))
+
+#define NG_ARGC_AT_LEAST(n) do { if (argc < (n)) NG_THROW("NG_ERR_ARG", "expected " #n " arguments"); } while (0)
+
+#define NG_TYPE_ASSERT(v, t, msg) do { napi_valuetype _t; NG_CALL(napi_typeof(env, (v), &_t)); \
+  if (_t != (t)) NG_THROW("NG_ERR_ARG", msg); } while (0)
+
+/* Copies a JS string argument into a newly allocated C string (free with g_free). */
+#define NG_STRING(var, v) char *var = NULL; do { size_t _len; NG_TYPE_ASSERT(v, napi_string, #var " must be a string"); \
+  NG_CALL(napi_get_value_string_utf8(env, (v), NULL, 0, &_len)); var = g_malloc(_len + 1); \
+  NG_CALL(napi_get_value_string_utf8(env, (v), var, _len + 1, &_len)); } while (0)
+
+#define NG_INT64(var, v) int64_t var; do { NG_TYPE_ASSERT(v, napi_number, #var " must be a number"); \
+  NG_CALL(napi_get_value_int64(env, (v), &var)); } while (0)
+
+#define NG_EXPORT_FUNCTION(exports, name, fn) do { napi_value _f; \
+  NG_CALL(napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, NULL, &_f)); \
+  NG_CALL(napi_set_named_property(env, exports, name, _f)); } while (0)
+
+/* Each binding file registers its classes and functions on exports. */
+napi_value ng_pipeline_init(napi_env env, napi_value exports);
+napi_value ng_rtsp_init(napi_env env, napi_value exports);
+napi_value ng_devices_init(napi_env env, napi_value exports);
+
+/* The GMainContext the addon's main-loop thread runs (RTSP servers, bus watches attach here). */
+GMainContext *ng_main_context(void);
+
+/* A GstState as its index.d.ts name. */
+const char *ng_state_name(GstState state);
+#endif
