@@ -1,0 +1,34 @@
+#include "codec2-modes.h"
+#include <gst/gst.h>
+#include <codec2.h>
+
+static const EncoderdCodec2Mode modes[] = {
+  { 3200, CODEC2_MODE_3200, "3200", 64, 8, 160 },
+  { 2400, CODEC2_MODE_2400, "2400", 48, 6, 160 },
+  { 1600, CODEC2_MODE_1600, "1600", 64, 8, 320 },
+  { 1400, CODEC2_MODE_1400, "1400", 56, 7, 320 },
+  { 1300, CODEC2_MODE_1300, "1300", 52, 7, 320 },
+  { 1200, CODEC2_MODE_1200, "1200", 48, 6, 320 },
+  { 700, CODEC2_MODE_700C, "700C", 28, 4, 320 },
+};
+
+const EncoderdCodec2Mode *encoderd_codec2_mode_from_bps(gint bps) {
+  for (guint i = 0; i < G_N_ELEMENTS(modes); i++)
+    if (modes[i].bps == bps) return &modes[i];
+  return NULL;
+}
+
+const EncoderdCodec2Mode *encoderd_codec2_mode_from_name(const gchar *name) {
+  if (name == NULL) return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS(modes); i++)
+    if (g_ascii_strcasecmp(modes[i].name, name) == 0) return &modes[i];
+  /* plain digits: "700" for 700C */
+  gchar *end = NULL;
+  gint64 v = g_ascii_strtoll(name, &end, 10);
+  if (end != name && *end == '\0' && v > 0 && v < G_MAXINT) return encoderd_codec2_mode_from_bps((gint)v);
+  return NULL;
+}
+
+guint64 encoderd_codec2_frame_duration(const EncoderdCodec2Mode *m) {
+  return gst_util_uint64_scale_int(m->samples_per_frame, GST_SECOND, ENCODERD_CODEC2_RATE);
+}
