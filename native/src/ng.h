@@ -33,6 +33,35 @@
   NG_CALL(napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, NULL, &_f)); \
   NG_CALL(napi_set_named_property(env, exports, name, _f)); } while (0)
 
+/* NG_THROW with a printf-style message. */
+#define NG_THROWF(code, ...) do { char _m[1024]; g_snprintf(_m, sizeof _m, __VA_ARGS__); NG_THROW(code, _m); } while (0)
+
+/* Like NG_STRING, but freed automatically when the binding returns (also on a throw). */
+#define NG_STRING_AUTO(var, v) g_autofree char *var = NULL; do { size_t _len; \
+  NG_TYPE_ASSERT(v, napi_string, #var " must be a string"); \
+  NG_CALL(napi_get_value_string_utf8(env, (v), NULL, 0, &_len)); var = g_malloc(_len + 1); \
+  NG_CALL(napi_get_value_string_utf8(env, (v), var, _len + 1, &_len)); } while (0)
+
+/* Sets obj[key] to a JS string / number / boolean; returns NULL from the binding on failure. */
+#define NG_SET_STRING(obj, key, str) do { napi_value _v; \
+  NG_CALL(napi_create_string_utf8(env, (str) ? (str) : "", NAPI_AUTO_LENGTH, &_v)); \
+  NG_CALL(napi_set_named_property(env, obj, key, _v)); } while (0)
+#define NG_SET_NUMBER(obj, key, num) do { napi_value _v; NG_CALL(napi_create_double(env, (double) (num), &_v)); \
+  NG_CALL(napi_set_named_property(env, obj, key, _v)); } while (0)
+#define NG_SET_BOOL(obj, key, b) do { napi_value _v; NG_CALL(napi_get_boolean(env, (b), &_v)); \
+  NG_CALL(napi_set_named_property(env, obj, key, _v)); } while (0)
+
+/* An Error object with .code set, for rejecting promises. */
+napi_value ng_error(napi_env env, const char *code, const char *msg);
+
+/* The GstPipeline behind a JS Pipeline (a new ref), or NULL with NG_ERR_ARG / NG_ERR_DESTROYED thrown. */
+GstElement *ng_pipeline_unwrap(napi_env env, napi_value obj);
+
+/* Marks an appsink as used by one consumer (JS sample delivery or an RTSP feed), so two never fight over its
+ * callbacks. Returns FALSE when another consumer has it already. Main thread only. */
+gboolean ng_appsink_claim(GstElement *sink, const char *owner);
+void ng_appsink_release(GstElement *sink);
+
 /* Each binding file registers its classes and functions on exports. */
 napi_value ng_pipeline_init(napi_env env, napi_value exports);
 napi_value ng_rtsp_init(napi_env env, napi_value exports);

@@ -1,4 +1,636 @@
-/* Placeholder until the binding lands. */
+/* The Pipeline class: one GstPipeline, its bus and appsink samples delivered to JS, properties, and state
+ * changes run off the JS thread.
+ *
+ * Lifetime. An ng_pipeline is reference counted: the JS wrapper, the bus sync handler, every watched appsink's
+ * callbacks, the thread-safe function and every pending setState job each hold one reference. destroy() (or the
+ * GC finalizer of an undestroyed wrapper) sets NULL, drops the bus handler and the tsfn, and unrefs the
+ * GstPipeline, which breaks the pipeline -> appsink -> callbacks -> ng_pipeline cycle. A pending setState job
+ * keeps its own ref on the GstPipeline, so destroy never pulls the element out from under a worker.
+ *
+ * Process lifetime. The tsfn is unref'd: a live pipeline does not keep Node alive on its own (GStreamer's
+ * threads are not libuv handles; whether the process should stay up is the service's decision, not C's).
+ * A pending setState does keep Node alive until it settles. */
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
 #include "ng.h"
+#include "value.h"
 
-napi_value ng_pipeline_init(napi_env env, napi_value exports) { return exports; }
+typedef struct {
+  gint refs;
+  GstElement *bin;           /* NULL once destroyed; main thread only */
+  gconstpointer bin_id;      /* for telling the pipeline's own state-changed messages apart; never dereferenced */
+  GMutex lock;               /* guards tsfn and first_error, which streaming threads touch */
+  napi_threadsafe_function tsfn;
+  char *first_error;
+  GMutex state_lock;         /* serialises a worker's set_state with destroy()'s */
+  gboolean destroyed;        /* guarded by state_lock */
+} ng_pipeline;
+
+typedef enum { MSG_STATE, MSG_ERROR, MSG_WARNING, MSG_EOS, MSG_ELEMENT, MSG_SAMPLE } msg_type;
+
+/* A bus message or sample reduced to plain C data on the posting thread; JS objects are built on the JS thread. */
+typedef struct {
+  msg_type type;
+  GstState old, current, pending;
+  char *source, *text, *debug;
+  GstStructure *fields;
+  guint8 *data;
+  gsize size;
+  gint64 pts;
+  gboolean keyframe;
+} ng_msg;
+
+static napi_type_tag pipeline_tag = { 0x656e636f64657264ULL, 0x7069706531000001ULL };
+
+static ng_pipeline *pipeline_ref(ng_pipeline *p) { g_atomic_int_inc(&p->refs); return p; }
+
+static void pipeline_unref(gpointer data) {
+  ng_pipeline *p = data;
+  if (!g_atomic_int_dec_and_test(&p->refs)) return;
+  g_free(p->first_error);
+  g_mutex_clear(&p->lock);
+  g_mutex_clear(&p->state_lock);
+  g_free(p);
+}
+
+static void msg_free(ng_msg *m) {
+  g_free(m->source);
+  g_free(m->text);
+  g_free(m->debug);
+  if (m->fields) gst_structure_free(m->fields);
+  g_free(m->data);
+  g_free(m);
+}
+
+/* Any thread. Takes ownership of m. */
+static void emit(ng_pipeline *p, ng_msg *m) {
+  g_mutex_lock(&p->lock);
+  gboolean queued = p->tsfn && napi_call_threadsafe_function(p->tsfn, m, napi_tsfn_nonblocking) == napi_ok;
+  g_mutex_unlock(&p->lock);
+  if (!queued) msg_free(m);
+}
+
+static GstBusSyncReply on_bus(GstBus *bus, GstMessage *message, gpointer data) {
+  ng_pipeline *p = data;
+  ng_msg *m = g_new0(ng_msg, 1);
+  m->source = g_strdup(GST_MESSAGE_SRC_NAME(message));
+  switch (GST_MESSAGE_TYPE(message)) {
+    case GST_MESSAGE_STATE_CHANGED:
+      if (GST_MESSAGE_SRC(message) != p->bin_id) goto drop;
+      m->type = MSG_STATE;
+      gst_message_parse_state_changed(message, &m->old, &m->current, &m->pending);
+      break;
+    case GST_MESSAGE_ERROR:
+    case GST_MESSAGE_WARNING: {
+      GError *err = NULL;
+      if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+        m->type = MSG_ERROR;
+        gst_message_parse_error(message, &err, &m->debug);
+        /* The first error is the cause; a failed state change adds a generic one after it. */
+        g_mutex_lock(&p->lock);
+        if (!p->first_error) p->first_error = g_strdup(err->message);
+        g_mutex_unlock(&p->lock);
+      } else {
+        m->type = MSG_WARNING;
+        gst_message_parse_warning(message, &err, &m->debug);
+      }
+      m->text = g_strdup(err->message);
+      g_error_free(err);
+      break;
+    }
+    case GST_MESSAGE_EOS:
+      m->type = MSG_EOS;
+      break;
+    case GST_MESSAGE_ELEMENT:
+      if (!gst_message_get_structure(message)) goto drop;
+      m->type = MSG_ELEMENT;
+      m->fields = gst_structure_copy(gst_message_get_structure(message));
+      break;
+    default:
+      goto drop;
+  }
+  emit(p, m);
+  return GST_BUS_DROP;
+drop:
+  msg_free(m);
+  return GST_BUS_DROP;
+}
+
+static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
+  GstSample *sample = gst_app_sink_pull_sample(sink);
+  if (!sample) return GST_FLOW_OK;
+  GstBuffer *buf = gst_sample_get_buffer(sample);
+  ng_msg *m = g_new0(ng_msg, 1);
+  m->type = MSG_SAMPLE;
+  m->source = gst_element_get_name(GST_ELEMENT(sink));
+  m->pts = buf && GST_BUFFER_PTS_IS_VALID(buf) ? (gint64) GST_BUFFER_PTS(buf) : -1;
+  m->keyframe = buf && !GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  GstMapInfo map;
+  if (buf && gst_buffer_map(buf, &map, GST_MAP_READ)) {
+    m->size = map.size;
+    m->data = g_memdup2(map.data, map.size);
+    gst_buffer_unmap(buf, &map);
+  }
+  gst_sample_unref(sample);
+  emit(data, m);
+  return GST_FLOW_OK;
+}
+
+/* ---- the JS side of messages ---- */
+
+static gboolean add_field(GQuark field, const GValue *v, gpointer data) {
+  void **ctx = data;
+  napi_env env = ctx[0];
+  napi_value obj = ctx[1], jv;
+  GType t = G_TYPE_FUNDAMENTAL(G_VALUE_TYPE(v));
+  gboolean simple = t == G_TYPE_STRING || t == G_TYPE_BOOLEAN || t == G_TYPE_INT || t == G_TYPE_UINT ||
+                    t == G_TYPE_LONG || t == G_TYPE_ULONG || t == G_TYPE_INT64 || t == G_TYPE_UINT64 ||
+                    t == G_TYPE_DOUBLE || t == G_TYPE_FLOAT || t == G_TYPE_ENUM;
+  if (simple && (jv = ng_value_to_js(env, v))) napi_set_named_property(env, obj, g_quark_to_string(field), jv);
+  return TRUE;
+}
+
+static void free_bytes(napi_env env, void *data, void *hint) { g_free(data); }
+
+static napi_value msg_to_js(napi_env env, ng_msg *m) {
+  static const char *types[] = { "state-changed", "error", "warning", "eos", "element", "sample" };
+  napi_value obj;
+  NG_CALL(napi_create_object(env, &obj));
+  NG_SET_STRING(obj, "type", types[m->type]);
+  switch (m->type) {
+    case MSG_STATE:
+      NG_SET_STRING(obj, "old", ng_state_name(m->old));
+      NG_SET_STRING(obj, "current", ng_state_name(m->current));
+      NG_SET_STRING(obj, "pending", ng_state_name(m->pending));
+      break;
+    case MSG_ERROR:
+    case MSG_WARNING:
+      NG_SET_STRING(obj, "source", m->source);
+      NG_SET_STRING(obj, "message", m->text);
+      NG_SET_STRING(obj, "debug", m->debug);
+      break;
+    case MSG_EOS:
+      break;
+    case MSG_ELEMENT: {
+      napi_value fields;
+      NG_CALL(napi_create_object(env, &fields));
+      void *ctx[2] = { env, fields };
+      gst_structure_foreach(m->fields, add_field, ctx);
+      NG_SET_STRING(obj, "source", m->source);
+      NG_SET_STRING(obj, "name", gst_structure_get_name(m->fields));
+      NG_CALL(napi_set_named_property(env, obj, "fields", fields));
+      break;
+    }
+    case MSG_SAMPLE: {
+      napi_value buf;
+      /* Hand the copy over without a second one; copy only where external buffers are not allowed. */
+      if (m->data && napi_create_external_buffer(env, m->size, m->data, free_bytes, NULL, &buf) == napi_ok) m->data = NULL;
+      else NG_CALL(napi_create_buffer_copy(env, m->size, m->data ? (void *) m->data : "", NULL, &buf));
+      NG_SET_STRING(obj, "sink", m->source);
+      NG_CALL(napi_set_named_property(env, obj, "data", buf));
+      NG_SET_NUMBER(obj, "pts", m->pts);
+      NG_SET_BOOL(obj, "keyframe", m->keyframe);
+      break;
+    }
+  }
+  return obj;
+}
+
+static void call_js(napi_env env, napi_value cb, void *context, void *data) {
+  ng_pipeline *p = context;
+  ng_msg *m = data;
+  /* No messages after destroy(): the owner has let go. env is NULL while the tsfn is being torn down. */
+  if (env && p->bin) {
+    napi_value obj = msg_to_js(env, m), undefined;
+    if (obj && napi_get_undefined(env, &undefined) == napi_ok) napi_call_function(env, undefined, cb, 1, &obj, NULL);
+  }
+  msg_free(m);
+}
+
+static void tsfn_finalize(napi_env env, void *data, void *hint) {
+  ng_pipeline *p = data;
+  g_mutex_lock(&p->lock);
+  p->tsfn = NULL;
+  g_mutex_unlock(&p->lock);
+  pipeline_unref(p);
+}
+
+/* ---- lifecycle ---- */
+
+static void pipeline_destroy(ng_pipeline *p) {
+  if (!p->bin) return;
+  GstElement *bin = p->bin;
+  p->bin = NULL;
+  g_mutex_lock(&p->state_lock);
+  p->destroyed = TRUE;
+  gst_element_set_state(bin, GST_STATE_NULL);
+  g_mutex_unlock(&p->state_lock);
+  GstBus *bus = gst_element_get_bus(bin);
+  gst_bus_set_sync_handler(bus, NULL, NULL, NULL);
+  gst_object_unref(bus);
+  g_mutex_lock(&p->lock);
+  napi_threadsafe_function tsfn = p->tsfn;
+  p->tsfn = NULL;
+  g_mutex_unlock(&p->lock);
+  if (tsfn) napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
+  gst_object_unref(bin);
+}
+
+static void pipeline_finalize(napi_env env, void *data, void *hint) {
+  pipeline_destroy(data);
+  pipeline_unref(data);
+}
+
+/* The ng_pipeline of `this`, throwing NG_ERR_DESTROYED after destroy(). */
+#define NG_SELF(p) ng_pipeline *p; do { bool _ok; \
+    NG_CALL(napi_check_object_type_tag(env, self, &pipeline_tag, &_ok)); \
+    if (!_ok) NG_THROW("NG_ERR_ARG", "not a Pipeline"); \
+    NG_CALL(napi_unwrap(env, self, (void **) &p)); \
+    if (!p->bin) NG_THROW("NG_ERR_DESTROYED", "the pipeline was destroyed"); \
+  } while (0)
+
+/* The element named name (a new ref), or throw NG_ERR_NO_ELEMENT. */
+#define NG_ELEMENT(var, p, name) GstElement *var = gst_bin_get_by_name(GST_BIN((p)->bin), name); \
+  if (!var) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", name)
+
+static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
+  NG_ARGV(2);
+  NG_ARGC_AT_LEAST(2);
+  NG_STRING_AUTO(description, argv[0]);
+  NG_TYPE_ASSERT(argv[1], napi_function, "onMessage must be a function");
+  GError *err = NULL;
+  /* FATAL_ERRORS: a missing element or an unlinkable pair is an error, not a half-built pipeline. */
+  GstElement *parsed = gst_parse_launch_full(description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  if (!parsed) {
+    char msg[1024];
+    g_snprintf(msg, sizeof msg, "%s", err ? err->message : "could not parse the description");
+    g_clear_error(&err);
+    NG_THROW("NG_ERR_PARSE", msg);
+  }
+  g_clear_error(&err);
+  GstElement *bin = parsed;
+  if (!GST_IS_PIPELINE(parsed)) {
+    bin = gst_pipeline_new(NULL);
+    gst_bin_add(GST_BIN(bin), parsed);
+  }
+  gst_object_ref_sink(bin);
+
+  ng_pipeline *p = g_new0(ng_pipeline, 1);
+  p->refs = 1;
+  p->bin = bin;
+  p->bin_id = bin;
+  g_mutex_init(&p->lock);
+  g_mutex_init(&p->state_lock);
+
+  napi_value name;
+  napi_status s = napi_create_string_utf8(env, "encoderd.Pipeline", NAPI_AUTO_LENGTH, &name);
+  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, p, tsfn_finalize, p,
+                                                        call_js, &p->tsfn);
+  if (s == napi_ok) pipeline_ref(p);  /* the tsfn's, dropped in tsfn_finalize */
+  if (s == napi_ok) s = napi_unref_threadsafe_function(env, p->tsfn);
+  if (s == napi_ok) s = napi_type_tag_object(env, self, &pipeline_tag);
+  if (s == napi_ok) s = napi_wrap(env, self, p, pipeline_finalize, NULL, NULL);
+  if (s != napi_ok) {
+    pipeline_destroy(p);
+    pipeline_unref(p);
+    NG_THROW("NG_ERR_ARG", "could not create the Pipeline object");
+  }
+  GstBus *bus = gst_element_get_bus(bin);
+  gst_bus_set_sync_handler(bus, on_bus, pipeline_ref(p), pipeline_unref);
+  gst_object_unref(bus);
+  return self;
+}
+
+static napi_value ng_pipeline_destroy(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  ng_pipeline *p;
+  NG_CALL(napi_unwrap(env, self, (void **) &p));
+  pipeline_destroy(p);
+  return NULL;
+}
+
+/* ---- state ---- */
+
+typedef struct {
+  ng_pipeline *p;
+  GstElement *bin;
+  GstState target, reached;
+  GstClockTime timeout;
+  GstStateChangeReturn ret;
+  char *error;
+  napi_deferred deferred;
+  napi_async_work work;
+} state_job;
+
+static void state_execute(napi_env env, void *data) {
+  state_job *j = data;
+  g_mutex_lock(&j->p->lock);
+  g_clear_pointer(&j->p->first_error, g_free);
+  g_mutex_unlock(&j->p->lock);
+
+  g_mutex_lock(&j->p->state_lock);
+  gboolean destroyed = j->p->destroyed;
+  if (!destroyed) j->ret = gst_element_set_state(j->bin, j->target);
+  g_mutex_unlock(&j->p->state_lock);
+  if (destroyed) return;
+  /* Wait outside state_lock, so that destroy() can abort an async change that never completes. */
+  GstStateChangeReturn waited = gst_element_get_state(j->bin, &j->reached, NULL, j->ret == GST_STATE_CHANGE_ASYNC ? j->timeout : 0);
+  if (j->ret != GST_STATE_CHANGE_FAILURE) j->ret = waited;
+  if (j->ret == GST_STATE_CHANGE_FAILURE) {
+    g_mutex_lock(&j->p->lock);
+    j->error = g_strdup(j->p->first_error);
+    g_mutex_unlock(&j->p->lock);
+  }
+}
+
+static void state_complete(napi_env env, napi_status status, void *data) {
+  state_job *j = data;
+  napi_value result;
+  char msg[1024];
+  if (!j->p->bin) {
+    napi_reject_deferred(env, j->deferred, ng_error(env, "NG_ERR_DESTROYED", "the pipeline was destroyed"));
+  } else if (j->ret == GST_STATE_CHANGE_FAILURE) {
+    g_snprintf(msg, sizeof msg, "state change to %s failed%s%s", ng_state_name(j->target), j->error ? ": " : "",
+               j->error ? j->error : "");
+    napi_reject_deferred(env, j->deferred, ng_error(env, "NG_ERR_STATE", msg));
+  } else if (j->ret == GST_STATE_CHANGE_ASYNC) {
+    g_snprintf(msg, sizeof msg, "state change to %s did not complete in time", ng_state_name(j->target));
+    napi_reject_deferred(env, j->deferred, ng_error(env, "NG_ERR_TIMEOUT", msg));
+  } else if (napi_create_string_utf8(env, ng_state_name(j->reached), NAPI_AUTO_LENGTH, &result) == napi_ok) {
+    napi_resolve_deferred(env, j->deferred, result);
+  }
+  napi_delete_async_work(env, j->work);
+  gst_object_unref(j->bin);
+  pipeline_unref(j->p);
+  g_free(j->error);
+  g_free(j);
+}
+
+static gboolean parse_state(const char *s, GstState *out) {
+  static const char *names[] = { "null", "ready", "paused", "playing" };
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(s, names[i])) { *out = GST_STATE_NULL + i; return TRUE; }
+  return FALSE;
+}
+
+static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
+  NG_ARGV(2);
+  NG_ARGC_AT_LEAST(2);
+  NG_SELF(p);
+  NG_STRING_AUTO(state, argv[0]);
+  NG_INT64(timeout_ms, argv[1]);
+  GstState target;
+  if (!parse_state(state, &target)) NG_THROWF("NG_ERR_ARG", "unknown state '%s'", state);
+  if (timeout_ms < 0) NG_THROW("NG_ERR_ARG", "timeoutMs must be >= 0");
+
+  state_job *j = g_new0(state_job, 1);
+  j->target = target;
+  j->timeout = (GstClockTime) timeout_ms * GST_MSECOND;
+  napi_value promise, name;
+  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
+      napi_create_string_utf8(env, "encoderd.setState", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, state_execute, state_complete, j, &j->work) != napi_ok) {
+    g_free(j);
+    NG_THROW("NG_ERR_ARG", "could not start the state change");
+  }
+  j->p = pipeline_ref(p);
+  j->bin = gst_object_ref(p->bin);
+  NG_CALL(napi_queue_async_work(env, j->work));
+  return promise;
+}
+
+static napi_value ng_pipeline_get_state(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  NG_SELF(p);
+  GstState current;
+  gst_element_get_state(p->bin, &current, NULL, 0);
+  napi_value out;
+  NG_CALL(napi_create_string_utf8(env, ng_state_name(current), NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
+static napi_value ng_pipeline_send_eos(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  NG_SELF(p);
+  gst_element_send_event(p->bin, gst_event_new_eos());
+  return NULL;
+}
+
+/* ---- properties ---- */
+
+static napi_value ng_pipeline_set_property(napi_env env, napi_callback_info info) {
+  NG_ARGV(3);
+  NG_ARGC_AT_LEAST(3);
+  NG_SELF(p);
+  NG_STRING_AUTO(name, argv[0]);
+  NG_STRING_AUTO(prop, argv[1]);
+  NG_ELEMENT(el, p, name);
+  GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(el), prop);
+  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)) {
+    gst_object_unref(el);
+    NG_THROWF("NG_ERR_NO_PROPERTY", "%s has no writable property '%s'", name, prop);
+  }
+  GValue v = G_VALUE_INIT;
+  g_autofree char *why = NULL;
+  if (!ng_value_from_js(env, argv[2], pspec, &v, &why)) {
+    gst_object_unref(el);
+    NG_THROWF("NG_ERR_VALUE", "%s.%s: %s", name, prop, why);
+  }
+  g_object_set_property(G_OBJECT(el), prop, &v);
+  g_value_unset(&v);
+  gst_object_unref(el);
+  return NULL;
+}
+
+static napi_value ng_pipeline_get_property(napi_env env, napi_callback_info info) {
+  NG_ARGV(2);
+  NG_ARGC_AT_LEAST(2);
+  NG_SELF(p);
+  NG_STRING_AUTO(name, argv[0]);
+  NG_STRING_AUTO(prop, argv[1]);
+  NG_ELEMENT(el, p, name);
+  GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(el), prop);
+  if (!pspec || !(pspec->flags & G_PARAM_READABLE)) {
+    gst_object_unref(el);
+    NG_THROWF("NG_ERR_NO_PROPERTY", "%s has no readable property '%s'", name, prop);
+  }
+  GValue v = G_VALUE_INIT;
+  g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(pspec));
+  g_object_get_property(G_OBJECT(el), prop, &v);
+  napi_value out = ng_value_to_js(env, &v);
+  g_value_unset(&v);
+  gst_object_unref(el);
+  if (!out) NG_THROW("NG_ERR_ARG", "could not convert the value");
+  return out;
+}
+
+static napi_value element_info(napi_env env, GstElement *el) {
+  napi_value obj, props;
+  NG_CALL(napi_create_object(env, &obj));
+  NG_CALL(napi_create_object(env, &props));
+  g_autofree char *name = gst_element_get_name(el);
+  GstElementFactory *f = gst_element_get_factory(el);
+  NG_SET_STRING(obj, "name", name);
+  NG_SET_STRING(obj, "factory", f ? GST_OBJECT_NAME(f) : G_OBJECT_TYPE_NAME(el));
+  guint n;
+  GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(el), &n);
+  for (guint i = 0; i < n; i++) {
+    if (!(specs[i]->flags & G_PARAM_READABLE) || !strcmp(specs[i]->name, "name")) continue;
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(specs[i]));
+    g_object_get_property(G_OBJECT(el), specs[i]->name, &v);
+    g_autofree char *text = ng_value_to_string(&v);
+    g_value_unset(&v);
+    if (text) NG_SET_STRING(props, specs[i]->name, text);
+  }
+  g_free(specs);
+  NG_CALL(napi_set_named_property(env, obj, "properties", props));
+  return obj;
+}
+
+static napi_value ng_pipeline_elements(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  NG_SELF(p);
+  napi_value arr;
+  NG_CALL(napi_create_array(env, &arr));
+  GstIterator *it = gst_bin_iterate_recurse(GST_BIN(p->bin));
+  GValue item = G_VALUE_INIT;
+  uint32_t count = 0;
+  gboolean done = FALSE, failed = FALSE;
+  while (!done && !failed) {
+    switch (gst_iterator_next(it, &item)) {
+      case GST_ITERATOR_OK: {
+        napi_value info = element_info(env, g_value_get_object(&item));
+        failed = !info || napi_set_element(env, arr, count++, info) != napi_ok;
+        g_value_reset(&item);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync(it);
+        count = 0;
+        NG_CALL(napi_create_array(env, &arr));
+        break;
+      default:
+        done = TRUE;
+    }
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+  return failed ? NULL : arr;
+}
+
+/* ---- app elements ---- */
+
+static napi_value ng_pipeline_push_buffer(napi_env env, napi_callback_info info) {
+  NG_ARGV(3);
+  NG_ARGC_AT_LEAST(3);
+  NG_SELF(p);
+  NG_STRING_AUTO(name, argv[0]);
+  bool is_buffer;
+  NG_CALL(napi_is_buffer(env, argv[1], &is_buffer));
+  if (!is_buffer) NG_THROW("NG_ERR_ARG", "data must be a Buffer");
+  void *data;
+  size_t size;
+  NG_CALL(napi_get_buffer_info(env, argv[1], &data, &size));
+  NG_INT64(pts, argv[2]);
+  NG_ELEMENT(el, p, name);
+  if (!GST_IS_APP_SRC(el)) {
+    gst_object_unref(el);
+    NG_THROWF("NG_ERR_ARG", "'%s' is not an appsrc", name);
+  }
+  GstBuffer *buf = gst_buffer_new_memdup(data, size);
+  if (pts >= 0) GST_BUFFER_PTS(buf) = (GstClockTime) pts;
+  GstFlowReturn ret = gst_app_src_push_buffer(GST_APP_SRC(el), buf);
+  gst_object_unref(el);
+  if (ret != GST_FLOW_OK) NG_THROWF("NG_ERR_STATE", "appsrc '%s' refused the buffer: %s", name, gst_flow_get_name(ret));
+  return NULL;
+}
+
+gboolean ng_appsink_claim(GstElement *sink, const char *owner) {
+  if (g_object_get_data(G_OBJECT(sink), "encoderd-owner")) return FALSE;
+  g_object_set_data_full(G_OBJECT(sink), "encoderd-owner", g_strdup(owner), g_free);
+  return TRUE;
+}
+
+void ng_appsink_release(GstElement *sink) { g_object_set_data(G_OBJECT(sink), "encoderd-owner", NULL); }
+
+static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) {
+  NG_ARGV(1);
+  NG_ARGC_AT_LEAST(1);
+  NG_SELF(p);
+  NG_STRING_AUTO(name, argv[0]);
+  NG_ELEMENT(el, p, name);
+  if (!GST_IS_APP_SINK(el)) {
+    gst_object_unref(el);
+    NG_THROWF("NG_ERR_ARG", "'%s' is not an appsink", name);
+  }
+  if (!ng_appsink_claim(el, "watchSink")) {
+    const char *owner = g_object_get_data(G_OBJECT(el), "encoderd-owner");
+    gboolean again = !strcmp(owner, "watchSink");
+    gst_object_unref(el);
+    if (again) return NULL;
+    NG_THROWF("NG_ERR_ARG", "appsink '%s' is already used by %s", name, owner);
+  }
+  GstAppSinkCallbacks cb = { .new_sample = on_sample };
+  gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, pipeline_ref(p), pipeline_unref);
+  gst_object_unref(el);
+  return NULL;
+}
+
+static napi_value ng_pipeline_force_key_unit(napi_env env, napi_callback_info info) {
+  NG_ARGV(1);
+  NG_ARGC_AT_LEAST(1);
+  NG_SELF(p);
+  NG_STRING_AUTO(name, argv[0]);
+  NG_ELEMENT(el, p, name);
+  GstEvent *ev = gst_video_event_new_upstream_force_key_unit(GST_CLOCK_TIME_NONE, TRUE, 0);
+  /* Into the element's src pad, so an encoder acts on it itself and anything else passes it upstream; a sink
+   * has no src pad and sends it upstream out of its sink pad. */
+  GstPad *src = el->numsrcpads ? gst_element_get_static_pad(el, "src") : NULL;
+  gboolean sent = src ? gst_pad_send_event(src, ev) : gst_element_send_event(el, ev);
+  if (src) gst_object_unref(src);
+  gst_object_unref(el);
+  (void) sent;  /* FALSE only means nobody upstream encodes: not an error worth throwing */
+  return NULL;
+}
+
+/* ---- shared with rtsp.c ---- */
+
+napi_value ng_error(napi_env env, const char *code, const char *msg) {
+  napi_value c, m, err = NULL;
+  if (napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &c) == napi_ok &&
+      napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &m) == napi_ok)
+    napi_create_error(env, c, m, &err);
+  return err;
+}
+
+GstElement *ng_pipeline_unwrap(napi_env env, napi_value obj) {
+  bool ok;
+  ng_pipeline *p;
+  NG_CALL(napi_check_object_type_tag(env, obj, &pipeline_tag, &ok));
+  if (!ok) NG_THROW("NG_ERR_ARG", "not a Pipeline");
+  NG_CALL(napi_unwrap(env, obj, (void **) &p));
+  if (!p->bin) NG_THROW("NG_ERR_DESTROYED", "the pipeline was destroyed");
+  return gst_object_ref(p->bin);
+}
+
+napi_value ng_pipeline_init(napi_env env, napi_value exports) {
+  napi_property_descriptor methods[] = {
+    { "setState", NULL, ng_pipeline_set_state, NULL, NULL, NULL, napi_default, NULL },
+    { "getState", NULL, ng_pipeline_get_state, NULL, NULL, NULL, napi_default, NULL },
+    { "setProperty", NULL, ng_pipeline_set_property, NULL, NULL, NULL, napi_default, NULL },
+    { "getProperty", NULL, ng_pipeline_get_property, NULL, NULL, NULL, napi_default, NULL },
+    { "sendEos", NULL, ng_pipeline_send_eos, NULL, NULL, NULL, napi_default, NULL },
+    { "elements", NULL, ng_pipeline_elements, NULL, NULL, NULL, napi_default, NULL },
+    { "pushBuffer", NULL, ng_pipeline_push_buffer, NULL, NULL, NULL, napi_default, NULL },
+    { "watchSink", NULL, ng_pipeline_watch_sink, NULL, NULL, NULL, napi_default, NULL },
+    { "forceKeyUnit", NULL, ng_pipeline_force_key_unit, NULL, NULL, NULL, napi_default, NULL },
+    { "destroy", NULL, ng_pipeline_destroy, NULL, NULL, NULL, napi_default, NULL },
+  };
+  napi_value cls;
+  NG_CALL(napi_define_class(env, "Pipeline", NAPI_AUTO_LENGTH, ng_pipeline_new, NULL,
+                            sizeof methods / sizeof methods[0], methods, &cls));
+  NG_CALL(napi_set_named_property(env, exports, "Pipeline", cls));
+  return exports;
+}
