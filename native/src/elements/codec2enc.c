@@ -86,6 +86,9 @@ static gboolean enc_set_format(GstAudioEncoder *enc, GstAudioInfo *info) {
   gst_audio_encoder_set_frame_samples_max(enc, m->samples_per_frame);
   gst_audio_encoder_set_frame_max(enc, 1);
   gst_audio_encoder_set_hard_min(enc, TRUE);
+  /* a frame is encoded once its last sample is in: one frame of latency */
+  GstClockTime dur = encoderd_codec2_frame_duration(m);
+  gst_audio_encoder_set_latency(enc, dur, dur);
   GST_INFO_OBJECT(self, "mode %s: %d bytes per %d samples", m->name, m->bytes_per_frame, m->samples_per_frame);
   return TRUE;
 }

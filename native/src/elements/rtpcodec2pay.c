@@ -74,7 +74,10 @@ static gboolean pay_set_caps(GstRTPBasePayload *base, GstCaps *caps) {
     GST_ERROR_OBJECT(self, "unsupported Codec2 mode %d", bps);
     return FALSE;
   }
+  gboolean changed = self->mode != m;
   self->mode = m;
+  /* the latency answered by pay_src_query depends on the mode */
+  if (changed) gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   gst_rtp_base_payload_set_options(base, "audio", TRUE, "CODEC2", ENCODERD_CODEC2_RATE);
   return gst_rtp_base_payload_set_outcaps(base, "mode", G_TYPE_STRING, m->name, NULL);
 }
@@ -150,6 +153,23 @@ static gboolean pay_sink_event(GstRTPBasePayload *base, GstEvent *event) {
   return GST_RTP_BASE_PAYLOAD_CLASS(encoderd_rtpcodec2pay_parent_class)->sink_event(base, event);
 }
 
+/* Holding k frames for a packet delays the first of them by k - 1 frame durations. (The base class leaves the
+ * src pad's query function at the default, and its query vfunc only sees sink pad queries.) */
+static gboolean pay_src_query(GstPad *pad, GstObject *parent, GstQuery *query) {
+  EncoderdRtpCodec2Pay *self = ENCODERD_RTPCODEC2PAY(parent);
+  gboolean ok = gst_pad_query_default(pad, parent, query);
+  if (ok && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && self->mode != NULL) {
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency(query, &live, &min, &max);
+    GstClockTime extra = (frames_per_packet(self) - 1) * encoderd_codec2_frame_duration(self->mode);
+    min += extra;
+    if (GST_CLOCK_TIME_IS_VALID(max)) max += extra;
+    gst_query_set_latency(query, live, min, max);
+  }
+  return ok;
+}
+
 static GstStateChangeReturn pay_change_state(GstElement *element, GstStateChange transition) {
   EncoderdRtpCodec2Pay *self = ENCODERD_RTPCODEC2PAY(element);
   GstStateChangeReturn ret = GST_ELEMENT_CLASS(encoderd_rtpcodec2pay_parent_class)->change_state(element, transition);
@@ -223,6 +243,7 @@ static void encoderd_rtpcodec2pay_init(EncoderdRtpCodec2Pay *self) {
   self->adapter = gst_adapter_new();
   self->first_pts = GST_CLOCK_TIME_NONE;
   GST_RTP_BASE_PAYLOAD_PT(self) = DEFAULT_PT;
+  gst_pad_set_query_function(GST_RTP_BASE_PAYLOAD_SRCPAD(self), GST_DEBUG_FUNCPTR(pay_src_query));
 }
 
 gboolean encoderd_register_rtpcodec2pay(GstPlugin *plugin) {
