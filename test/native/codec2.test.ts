@@ -4,7 +4,7 @@
 // sines are not a fidelity test, see /work/shared/notes/dataplane-findings.md §2).
 import { execFileSync, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +226,30 @@ describe('rtpcodec2pay / rtpcodec2depay', () => {
     expect(readFileSync(viaRtp).equals(a)).toBe(true);
   });
 
+  it.each([
+    [2400, 6, 20],
+    [1300, 7, 40],
+  ])('mode %i: one frame per buffer with frame-accurate timestamps after codec2enc and after depayloading', (mode, bytes, ms) => {
+    const out = gst(
+      `${RAW_IN(speech)} ! codec2enc mode=${mode} ! identity name=enc silent=false ! rtpcodec2pay frames-per-packet=3 ! rtpcodec2depay ! identity name=dep silent=false ! fakesink`,
+      ['-v'],
+    );
+    const frames = Math.floor(speechSamples / MODES[mode].samples);
+    const ns = (t: string) => {
+      const [h, m, sec] = t.split(':');
+      return Math.round((Number(h) * 3600 + Number(m) * 60 + Number(sec)) * 1e9);
+    };
+    for (const name of ['enc', 'dep']) {
+      const bufs = [...out.matchAll(new RegExp(`${name}: last-message = chain .*?\\((\\d+) bytes, dts: [^,]*, pts: ([0-9:.]+), duration: ([0-9:.]+)`, 'g'))];
+      expect(bufs.length).toBe(frames);
+      bufs.forEach((b, i) => {
+        expect(Number(b[1])).toBe(bytes);
+        expect(ns(b[2])).toBe(i * ms * 1e6);
+        expect(ns(b[3])).toBe(ms * 1e6);
+      });
+    }
+  });
+
   it.each([2400, 1300])('mode %i over real UDP on 127.0.0.1 decodes bit-identically', async (mode) => {
     const port = await freeUdpPort();
     const direct = join(dir, `udpref${mode}.s16`);
@@ -233,15 +257,18 @@ describe('rtpcodec2pay / rtpcodec2depay', () => {
     gst(`${RAW_IN(speech)} ! codec2enc mode=${mode} ! codec2dec ! filesink location=${direct}`);
     const caps = `application/x-rtp,media=audio,clock-rate=8000,encoding-name=CODEC2,payload=97,mode=(string)${mode}`;
     const rx = await startReceiver(
-      `udpsrc address=127.0.0.1 port=${port} caps=${caps} ! rtpcodec2depay ! codec2dec ! filesink location=${received}`,
+      `udpsrc address=127.0.0.1 port=${port} caps=${caps} ! rtpcodec2depay ! codec2dec ! filesink buffer-mode=unbuffered location=${received}`,
     );
+    const a = readFileSync(direct);
     try {
       gst(`${RAW_IN(speech)} ! codec2enc mode=${mode} ! rtpcodec2pay ! udpsink host=127.0.0.1 port=${port} sync=false`);
-      await new Promise((r) => setTimeout(r, 500)); // let the receiver drain its socket
+      // let the receiver drain its socket: wait until everything is decoded (or 5 s), then EOS it
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && (!existsSync(received) || statSync(received).size < a.length))
+        await new Promise((r) => setTimeout(r, 50));
     } finally {
       expect(await rx.stop()).toBe(0);
     }
-    const a = readFileSync(direct);
     const b = readFileSync(received);
     expect(b.length).toBe(a.length);
     expect(b.equals(a)).toBe(true);
