@@ -1,0 +1,99 @@
+/**
+ * Wires the service: config → logger → store → plugins → manager → HTTPS server. Production wiring lives here
+ * and only here; tests build the same service with another config (or swap a seam in the container).
+ */
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { builtinPlugins } from '../plugins';
+import type { Config } from './config/schema';
+import { processHostFactory, type EngineHostFactory } from './engine/host-process';
+import { loadNative } from './engine/native';
+import { PipelineEvents } from './events/pipeline-events';
+import { healthRoutes } from './http/routes/health';
+import { pipelineRoutes } from './http/routes/pipelines';
+import { buildServer } from './http/server';
+import { loadOrCreateTls } from './http/tls';
+import { unrestricted, type LicenceGate } from './licence/gate';
+import { createLogger } from './log/logger';
+import { projectRoot } from './paths';
+import { PipelineManager } from './pipeline/manager';
+import { PluginRegistry } from './plugins/registry';
+import { JsonStore, type Store } from './store/json-store';
+import { TOKENS } from './tokens';
+
+export const VERSION: string = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+export interface Service {
+  app: FastifyInstance;
+  manager: PipelineManager;
+  container: DependencyContainer;
+  log: Logger;
+  /** Starts listening and restores stored pipelines. */
+  listen(): Promise<void>;
+  /** Stops every pipeline cleanly (files finalised) and closes the server. */
+  close(): Promise<void>;
+}
+
+let gstVersionCache: string | undefined;
+function gstVersion(): string {
+  gstVersionCache ??= loadNative().gstVersion();
+  return gstVersionCache;
+}
+
+export function createService(config: Readonly<Config>, overrides: { hosts?: EngineHostFactory; logger?: Logger } = {}): Service {
+  const container = rootContainer.createChildContainer();
+  const log = overrides.logger ?? createLogger(config.logLevel);
+  container.register(TOKENS.Config, { useValue: config });
+  container.register(TOKENS.Logger, { useValue: log });
+  container.register(TOKENS.Store, { useValue: new JsonStore(config.dataDir) });
+  const registry = new PluginRegistry();
+  for (const plugin of builtinPlugins) registry.register(plugin, 'builtin');
+  container.register(TOKENS.PluginRegistry, { useValue: registry });
+  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? processHostFactory });
+  container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
+  container.register(TOKENS.LicenceGate, { useValue: unrestricted });
+  container.register(TOKENS.PipelineManager, {
+    useFactory: (c) => new PipelineManager(
+      c.resolve<PluginRegistry>(TOKENS.PluginRegistry),
+      c.resolve<EngineHostFactory>(TOKENS.EngineHostFactory),
+      c.resolve<PipelineEvents>(TOKENS.PipelineEvents),
+      c.resolve<Store>(TOKENS.Store),
+      c.resolve<LicenceGate>(TOKENS.LicenceGate),
+      log.child({ component: 'manager' }),
+      {
+        startTimeoutMs: config.startTimeoutMs,
+        stopTimeoutMs: config.stopTimeoutMs,
+        rtspLatencyMs: () => 200,
+        restartBaseMs: 500,
+        restartMaxMs: 30_000,
+      },
+    ),
+  });
+  const manager = container.resolve<PipelineManager>(TOKENS.PipelineManager);
+  const events = container.resolve<PipelineEvents>(TOKENS.PipelineEvents);
+
+  const app = buildServer({ logger: log, bodyLimit: config.bodyLimit, https: loadOrCreateTls(config.dataDir, config.tlsCert, config.tlsKey) });
+  let closing = false;
+  healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), closing: () => closing });
+  pipelineRoutes(app, manager, events);
+
+  return {
+    app,
+    manager,
+    container,
+    log,
+    async listen() {
+      await app.listen({ port: config.port, host: config.host });
+      await manager.restore();
+    },
+    async close() {
+      closing = true;
+      await manager.shutdown();
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/** The service configuration: its schema is where the defaults live. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  webPort: number;
+  explorerPort: number;
+  licence: string | null;
+  licenceKey: string | null;
+  pluginsDir: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  tlsCert: string | null;
+  tlsKey: string | null;
+  /** Addresses whose X-Forwarded-For is believed (the web UI's own proxy). */
+  trustedProxies: string[];
+  startTimeoutMs: number;
+  stopTimeoutMs: number;
+  bodyLimit: number;
+}
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 3539 },
+    host: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    dataDir: { type: 'string', minLength: 1, default: './data' },
+    webPort: { type: 'integer', minimum: 0, maximum: 65535, default: 8443 },
+    explorerPort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
+    licence: { type: ['string', 'null'], default: null },
+    licenceKey: { type: ['string', 'null'], default: null },
+    pluginsDir: { type: ['string', 'null'], default: null },
+    logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    tlsCert: { type: ['string', 'null'], default: null },
+    tlsKey: { type: ['string', 'null'], default: null },
+    trustedProxies: { type: 'array', items: { type: 'string' }, default: ['127.0.0.1', '::1'] },
+    startTimeoutMs: { type: 'integer', minimum: 500, maximum: 120000, default: 10000 },
+    stopTimeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 },
+    bodyLimit: { type: 'integer', minimum: 1024, maximum: 16777216, default: 1048576 },
+  },
+} as const;
+
+/** Flag and variable names: --data-dir ⇔ ENCODERD_DATA_DIR ⇔ dataDir. */
+export const OPTION_NAMES: Record<keyof Config, string> = {
+  port: 'port', host: 'host', dataDir: 'data-dir', webPort: 'web-port', explorerPort: 'explorer-port',
+  licence: 'licence', licenceKey: 'licence-key', pluginsDir: 'plugins-dir', logLevel: 'log-level',
+  tlsCert: 'tls-cert', tlsKey: 'tls-key', trustedProxies: 'trusted-proxies', startTimeoutMs: 'start-timeout-ms',
+  stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit',
+};

@@ -1,0 +1,169 @@
+/**
+ * The engine host: a child process that runs exactly one pipeline (and its RTSP server) through the addon,
+ * so that an encoder abort or a hung state change takes down only this process. Commands arrive over IPC,
+ * one at a time; bus messages go back as events. When the core goes away the host goes too.
+ */
+import type { BusMessage, Pipeline, RtspServer } from '../../native';
+import type { RtspService } from '../sdk';
+import { loadNative } from './native';
+import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
+
+const native = loadNative();
+let pipeline: Pipeline | null = null;
+let rtsp: RtspServer | null = null;
+let lastError: string | null = null;
+let eosWaiter: (() => void) | null = null;
+
+function send(msg: object): void {
+  if (process.connected) process.send?.(msg);
+}
+
+function emit(ev: HostEvent): void {
+  send(ev);
+}
+
+class HostError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+function onBus(msg: BusMessage): void {
+  switch (msg.type) {
+    case 'state-changed':
+      emit({ event: 'state', state: msg.current });
+      break;
+    case 'error':
+      lastError = msg.message;
+      emit({ event: 'error', message: msg.message, source: msg.source, debug: msg.debug });
+      break;
+    case 'warning':
+      emit({ event: 'warning', message: msg.message, source: msg.source });
+      break;
+    case 'eos':
+      if (eosWaiter) eosWaiter();
+      emit({ event: 'eos' });
+      break;
+    case 'sample':
+      emit({ event: 'sample', sink: msg.sink, data: msg.data, pts: msg.pts });
+      break;
+    case 'element':
+      emit({ event: 'element', source: msg.source, name: msg.name, fields: msg.fields });
+      break;
+  }
+}
+
+function teardown(): void {
+  rtsp?.close();
+  rtsp = null;
+  pipeline?.destroy();
+  pipeline = null;
+}
+
+function startRtsp(service: RtspService, producer: Pipeline | null): void {
+  rtsp = new native.RtspServer(service.host, service.port, (ev) => {
+    emit({ event: 'rtsp', type: ev.type, ...('clients' in ev ? { clients: ev.clients } : {}), ...('path' in ev ? { path: ev.path } : {}) });
+  });
+  if (service.mode === 'launch') rtsp.mountLaunch(service.path, service.launch);
+  else rtsp.mountFeed(service.path, producer as Pipeline, service.feeds);
+}
+
+async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
+  teardown();
+  lastError = null;
+  if (cmd.rtsp?.mode === 'launch') {
+    // On demand: nothing runs until a client arrives; the RTSP server builds the media then.
+    startRtsp(cmd.rtsp, null);
+    return { state: 'ready' };
+  }
+  pipeline = new native.Pipeline(cmd.description, onBus);
+  for (const sink of cmd.watchSinks ?? []) pipeline.watchSink(sink);
+  try {
+    const state = await pipeline.setState('playing', cmd.timeoutMs);
+    if (cmd.rtsp) startRtsp(cmd.rtsp, pipeline);
+    return { state };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    const why = lastError ? `${e.message}: ${lastError}` : e.message;
+    teardown();
+    throw new HostError(e.code ?? 'NG_ERR_STATE', why);
+  }
+}
+
+async function stop(cmd: Extract<HostCommand, { op: 'stop' }>): Promise<unknown> {
+  if (pipeline && cmd.eos && pipeline.getState() === 'playing') {
+    // Finalise containers: EOS must reach the sink before the pipeline goes to NULL.
+    const reached = new Promise<void>((resolve) => {
+      eosWaiter = resolve;
+    });
+    pipeline.sendEos();
+    await Promise.race([reached, new Promise((r) => setTimeout(r, cmd.timeoutMs))]);
+    eosWaiter = null;
+  }
+  teardown();
+  emit({ event: 'state', state: 'null' });
+  return { state: 'null' };
+}
+
+async function handle(cmd: HostCommand): Promise<unknown> {
+  switch (cmd.op) {
+    case 'play':
+      return play(cmd);
+    case 'stop':
+      return stop(cmd);
+    case 'set':
+      if (!pipeline) throw new HostError('NG_ERR_DESTROYED', 'the pipeline is not running');
+      for (const c of cmd.changes) pipeline.setProperty(c.element, c.property, c.value);
+      return null;
+    case 'inspect': {
+      const probe = new native.Pipeline(cmd.description, () => undefined);
+      try {
+        return probe.elements();
+      } finally {
+        probe.destroy();
+      }
+    }
+    case 'push':
+      if (!pipeline) throw new HostError('NG_ERR_DESTROYED', 'the pipeline is not running');
+      pipeline.pushBuffer(cmd.appsrc, Buffer.from(cmd.data), cmd.ptsNs);
+      return null;
+    case 'force-key-unit':
+      if (!pipeline) throw new HostError('NG_ERR_DESTROYED', 'the pipeline is not running');
+      pipeline.forceKeyUnit(cmd.element);
+      return null;
+    case 'state':
+      return { state: pipeline ? pipeline.getState() : 'null', rtspClients: rtsp ? rtsp.clientCount() : 0 };
+  }
+}
+
+// One command at a time: the core serialises per pipeline, and this queue keeps the host honest too.
+let queue: Promise<void> = Promise.resolve();
+process.on('message', (req: HostRequest) => {
+  queue = queue.then(async () => {
+    try {
+      const result = await handle(req.cmd);
+      send({ id: req.id, ok: true, result });
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      const error: HostErrorBody = { code: e.code ?? 'NG_ERR_STATE', message: e.message };
+      send({ id: req.id, ok: false, error });
+    }
+  });
+});
+
+function exitNow(code: number): never {
+  // A pipeline stuck in a state change must not keep the process alive.
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), 3000).unref();
+  try {
+    teardown();
+  } finally {
+    process.exit(code);
+  }
+}
+
+// The core went away (even SIGKILLed): no orphaned hosts.
+process.on('disconnect', () => exitNow(0));
+process.on('SIGTERM', () => exitNow(0));
+process.on('SIGINT', () => exitNow(0));
+
+emit({ event: 'ready', pid: process.pid });

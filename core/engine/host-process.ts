@@ -1,0 +1,137 @@
+/**
+ * The core's side of one engine host: forks it, sends commands, matches replies, and reports events and its
+ * death. It knows nothing of pipelines' meaning; the manager decides what a death means.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { engineHostScript } from '../paths';
+import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './protocol';
+import { isReply } from './protocol';
+
+export class HostCommandError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export class HostGoneError extends Error {
+  readonly code = 'HOST_GONE';
+}
+
+/** The narrow seam the manager depends on. */
+export interface EngineHost extends EventEmitter {
+  readonly pid: number | undefined;
+  readonly alive: boolean;
+  start(): Promise<void>;
+  request<T = unknown>(cmd: HostCommand, timeoutMs?: number): Promise<T>;
+  /** Ends the host; resolves when the process has exited. */
+  close(): Promise<void>;
+  on(event: 'event', listener: (ev: HostEvent) => void): this;
+  on(event: 'exit', listener: (info: { code: number | null; signal: string | null; expected: boolean }) => void): this;
+}
+
+export type EngineHostFactory = (pipelineId: string) => EngineHost;
+
+export class EngineHostProcess extends EventEmitter implements EngineHost {
+  private child: ChildProcess | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private closing = false;
+
+  constructor(
+    private readonly pipelineId: string,
+    private readonly opts: { startTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  ) {
+    super();
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get alive(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  start(): Promise<void> {
+    this.closing = false;
+    const child = fork(engineHostScript, ['--pipeline', this.pipelineId], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '1' },
+    });
+    this.child = child;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new HostGoneError(`engine host for ${this.pipelineId} did not start in time`));
+      }, this.opts.startTimeoutMs ?? 15000);
+      child.on('message', (msg: HostMessage) => {
+        if (isReply(msg)) return this.settle(msg.id, msg.ok ? { value: msg.result } : { error: msg.error });
+        if (msg.event === 'ready') {
+          clearTimeout(timer);
+          resolve();
+          return;
+        }
+        this.emit('event', msg);
+      });
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        reject(new HostGoneError(`engine host for ${this.pipelineId} could not start: ${err.message}`));
+      });
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (this.child === child) this.child = null;
+        for (const [id] of this.pending) this.settle(id, { error: { code: 'HOST_GONE', message: 'the engine host exited' } });
+        reject(new HostGoneError(`engine host for ${this.pipelineId} exited during start`));
+        this.emit('exit', { code, signal, expected: this.closing });
+      });
+    });
+  }
+
+  private settle(id: number, outcome: { value?: unknown; error?: HostErrorBody }): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    if (outcome.error) {
+      p.reject(outcome.error.code === 'HOST_GONE'
+        ? new HostGoneError(outcome.error.message)
+        : new HostCommandError(outcome.error.code, outcome.error.message));
+    } else p.resolve(outcome.value);
+  }
+
+  request<T = unknown>(cmd: HostCommand, timeoutMs = 30000): Promise<T> {
+    const child = this.child;
+    if (!child || !this.alive || !child.connected) return Promise.reject(new HostGoneError('the engine host is not running'));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        // A host that does not answer is hung: kill it so the supervisor can restart it.
+        child.kill('SIGKILL');
+        reject(new HostCommandError('NG_ERR_TIMEOUT', `engine host did not answer ${cmd.op} in time`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      child.send({ id, cmd }, (err) => {
+        if (err) this.settle(id, { error: { code: 'HOST_GONE', message: err.message } });
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    const child = this.child;
+    this.closing = true;
+    if (!child || !this.alive) return Promise.resolve();
+    return new Promise((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+}
+
+export const processHostFactory: EngineHostFactory = (id) => new EngineHostProcess(id);

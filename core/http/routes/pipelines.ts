@@ -1,0 +1,84 @@
+/** /svc/pipeline routes: thin translations between HTTP and the pipeline manager. */
+import type { FastifyInstance } from 'fastify';
+import { validationError } from '../../errors/catalogue';
+import type { PipelineEvents } from '../../events/pipeline-events';
+import type { PipelineManager } from '../../pipeline/manager';
+import { openSse } from '../sse';
+
+const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+const pipelineObject = { type: 'object', additionalProperties: true };
+
+export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, events: PipelineEvents, keepaliveMs?: number): void {
+  app.post('/svc/pipeline', { schema: { body: {}, response: { 201: pipelineObject } } }, async (req, reply) => {
+    const view = await manager.create(req.body);
+    return reply.code(201).send(view);
+  });
+
+  app.get('/svc/pipeline', {
+    schema: {
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          mode: { type: 'string', enum: ['simple', 'multiview', 'advanced'] },
+          on_demand: { type: 'boolean' },
+          state: { type: 'string', enum: ['ready', 'playing'] },
+        },
+      },
+    },
+  }, async (req) => manager.list(req.query as { mode?: string; on_demand?: boolean; state?: string }));
+
+  app.get('/svc/pipeline/:id', { schema: { params: idParams } }, async (req) => manager.get((req.params as { id: string }).id));
+  app.get('/svc/pipeline/:id/status', { schema: { params: idParams } }, async (req) => manager.get((req.params as { id: string }).id));
+
+  app.put('/svc/pipeline/:id', { schema: { params: idParams } }, async (req) => manager.update((req.params as { id: string }).id, req.body));
+  app.patch('/svc/pipeline/:id', { schema: { params: idParams } }, async (req) => manager.patch((req.params as { id: string }).id, req.body));
+
+  app.delete('/svc/pipeline/:id', {
+    schema: { params: idParams, querystring: { type: 'object', properties: { delete_persisted: { type: 'boolean', default: false } } } },
+  }, async (req, reply) => {
+    const q = req.query as { delete_persisted: boolean };
+    await manager.delete((req.params as { id: string }).id, q.delete_persisted);
+    return reply.code(204).send();
+  });
+
+  app.put('/svc/pipeline/:id/play', { schema: { params: idParams } }, async (req) => manager.play((req.params as { id: string }).id, 'api'));
+  app.put('/svc/pipeline/:id/stop', { schema: { params: idParams } }, async (req) => manager.stop((req.params as { id: string }).id));
+
+  const storeBody = (body: unknown): Record<string, unknown> => (body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {});
+  app.post('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req, reply) => {
+    const body = storeBody(req.body);
+    const errors: string[] = [];
+    if (body.auto_start !== undefined && typeof body.auto_start !== 'boolean') errors.push('auto_start must be a boolean');
+    if (body.description !== undefined && (typeof body.description !== 'string' || body.description.length > 1024)) {
+      errors.push('description must be a string of at most 1024 characters');
+    }
+    for (const k of Object.keys(body)) if (k !== 'auto_start' && k !== 'description') errors.push(`${k} is not a supported field`);
+    if (errors.length) throw validationError(errors);
+    const view = await manager.storeCreate((req.params as { id: string }).id, body as { auto_start?: boolean; description?: string });
+    return reply.code(201).send(view);
+  });
+  app.patch('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storePatch((req.params as { id: string }).id, storeBody(req.body)));
+  app.delete('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storeDelete((req.params as { id: string }).id));
+
+  app.get('/svc/pipeline/:id/status/events', { schema: { params: idParams } }, async (req, reply) => {
+    const id = (req.params as { id: string }).id;
+    const sse = openSse(req, reply, keepaliveMs);
+    if (!manager.has(id)) {
+      sse.send('pipeline_not_found', { pipeline_id: id });
+      sse.close();
+      return;
+    }
+    sse.send('pipeline_status', manager.get(id));
+    const unsubscribe = events.subscribe((ev) => {
+      if (ev.id !== id) return;
+      if (ev.type === 'status') sse.send('pipeline_status', ev.pipeline);
+      else if (ev.type === 'error') sse.send('pipeline_error', { message: ev.message });
+      else if (ev.type === 'deleted') {
+        sse.send('pipeline_not_found', { pipeline_id: id });
+        sse.close();
+      }
+    });
+    sse.onClose(unsubscribe);
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Composing a pipeline description from a definition: pure, no I/O. The core asks the registry's plugins for
+ * every fragment and only joins them, so it never names a codec, scheme or element of its own beyond the
+ * generic raw-video normalisers (videoconvert, videoscale, videorate).
+ */
+import { caps, type ComposeContext, type OutputStream, type RtspService } from '../sdk';
+import type { PluginRegistry } from '../plugins/registry';
+import type { PipelineDefinition } from './model';
+
+export interface ComposeSettings {
+  rtspLatencyMs: number;
+}
+
+export interface ComposedPipeline {
+  description: string;
+  rtsp?: RtspService;
+  finaliseWithEos: boolean;
+  /** The element of the video encoder, for live changes. */
+  encoderElement?: string;
+  /** Licence features this pipeline uses when it encodes. */
+  features: string[];
+}
+
+export function composeContext(pipelineId: string, settings: ComposeSettings): ComposeContext {
+  const used = new Map<string, number>();
+  return {
+    pipelineId,
+    settings,
+    name(role: string) {
+      const n = (used.get(role) ?? 0) + 1;
+      used.set(role, n);
+      return n === 1 ? role : `${role}${n}`;
+    },
+  };
+}
+
+export class ComposeError extends Error {}
+
+/** Simple mode: source → (normalise → encode) → output. */
+export function composeSimple(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
+  const ctx = composeContext(def.id, settings);
+  const source = def.source && registry.source(def.source.uri);
+  const output = def.output && registry.output(def.output.uri);
+  if (!def.source || !source) throw new ComposeError('no source plugin accepts source.uri');
+  if (!def.output || !output) throw new ComposeError('no output plugin accepts output.uri');
+
+  const enc = def.encoding;
+  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc) });
+  let chain = sf.description;
+  let encoderElement: string | undefined;
+  const features: string[] = [];
+  let codecInfo: OutputStream['codec'] = null;
+  if (enc) {
+    const codec = registry.codec(enc.codec);
+    if (!codec) throw new ComposeError(`no codec plugin provides ${enc.codec}`);
+    const encoder = codec.encoder(enc, ctx);
+    chain += ` ! queue ! videoconvert ! videoscale ! videorate ! ${caps('video/x-raw', { width: enc.width, height: enc.height, framerate: `${enc.fps}/1` })}`;
+    chain += ` ! ${encoder.description}`;
+    encoderElement = encoder.element;
+    features.push(codec.licenceFeature);
+    codecInfo = codec;
+  } else if (sf.codec) {
+    codecInfo = registry.codec(sf.codec) ?? null;
+  }
+
+  const onDemand = def.on_demand;
+  const streams: OutputStream[] = [{ media: 'video', codec: codecInfo }];
+  const of = output.fragment(def.output, streams, ctx, { onDemand });
+  const parts = [of.shared, `${chain} ! ${of.streams[0]}`].filter(Boolean);
+  const description = parts.join(' ');
+  let rtsp = of.rtsp;
+  if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
+  return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features };
+}

@@ -1,0 +1,558 @@
+/**
+ * The pipeline manager: the one owner of pipeline state. Every command on a pipeline (play, stop, patch,
+ * update, delete, store) runs through that pipeline's serial queue, so concurrent requests apply in order;
+ * only the manager decides transitions and conflicts. Routes stay thin.
+ */
+import type { Logger } from 'pino';
+import { ApiError, validationError } from '../errors/catalogue';
+import type { EngineHost, EngineHostFactory } from '../engine/host-process';
+import { HostCommandError, HostGoneError } from '../engine/host-process';
+import type { HostEvent } from '../engine/protocol';
+import type { PipelineEvents } from '../events/pipeline-events';
+import type { LicenceGate } from '../licence/gate';
+import type { PluginRegistry } from '../plugins/registry';
+import type { Store } from '../store/json-store';
+import { ClaimTable, conflictMessage } from './claims';
+import { composeSimple, ComposeError, type ComposedPipeline } from './compose';
+import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
+import { SerialQueue } from './serial-queue';
+import { notFound, PipelineValidator } from './validate';
+
+export interface ManagerOptions {
+  startTimeoutMs: number;
+  stopTimeoutMs: number;
+  rtspLatencyMs: () => number;
+  /** Backoff for restarting a dead host or a failed source: base, doubling to max. */
+  restartBaseMs: number;
+  restartMaxMs: number;
+}
+
+interface Entry {
+  def: PipelineDefinition;
+  state: PipelineState;
+  startedBy: StartedBy;
+  /** What the operator asked for; recovery works towards it. */
+  wanted: 'playing' | 'ready';
+  host: EngineHost | null;
+  queue: SerialQueue;
+  running: ComposedPipeline | null;
+  lastError: string | null;
+  store: StoreMeta | null;
+  restartAttempts: number;
+  restartTimer: NodeJS.Timeout | null;
+  deleted: boolean;
+}
+
+const STORE = 'pipelines';
+
+interface StoredPipeline extends StoreMeta {
+  definition: PipelineDefinition;
+  stored_at: string;
+}
+
+export class PipelineManager {
+  private readonly entries = new Map<string, Entry>();
+  private readonly claims = new ClaimTable();
+  readonly validator: PipelineValidator;
+  private shuttingDown = false;
+
+  constructor(
+    private readonly registry: PluginRegistry,
+    private readonly hosts: EngineHostFactory,
+    private readonly events: PipelineEvents,
+    private readonly store: Store,
+    private readonly licence: LicenceGate,
+    private readonly log: Logger,
+    private readonly opts: ManagerOptions,
+  ) {
+    this.validator = new PipelineValidator(registry);
+  }
+
+  // ---- queries -------------------------------------------------------------------------------------------
+
+  list(filter: { mode?: string; on_demand?: boolean; state?: string } = {}): PipelineView[] {
+    return [...this.entries.values()]
+      .filter((e) => (filter.mode === undefined || e.def.mode === filter.mode)
+        && (filter.on_demand === undefined || e.def.on_demand === filter.on_demand)
+        && (filter.state === undefined || e.state === filter.state))
+      .map((e) => this.view(e));
+  }
+
+  get(id: string): PipelineView {
+    return this.view(this.entry(id));
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  private entry(id: string, notFoundCode: 'NOT_FOUND' | 'PIPELINE_NOT_FOUND' = 'NOT_FOUND'): Entry {
+    const e = this.entries.get(id);
+    if (!e) throw notFoundCode === 'NOT_FOUND' ? notFound(id) : new ApiError('PIPELINE_NOT_FOUND', `pipeline "${id}" not found`);
+    return e;
+  }
+
+  private view(e: Entry): PipelineView {
+    return {
+      ...structuredClone(e.def),
+      state: e.state,
+      started_by: e.state === 'playing' ? e.startedBy : null,
+      persisted: e.store !== null,
+      geolocation: e.def.geolocation ?? null,
+      klv: { available: false },
+      last_error: e.lastError,
+      ...(e.store ? { auto_start: e.store.auto_start, description: e.store.description } : {}),
+    };
+  }
+
+  // ---- create, update, delete ----------------------------------------------------------------------------
+
+  async create(body: unknown): Promise<PipelineView> {
+    const def = this.validator.definition(body);
+    if (this.entries.has(def.id)) {
+      throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
+    }
+    this.compose(def);
+    this.checkLicence(def, !def.on_demand);
+    // Claims are checked now so a doomed create answers 409 before anything starts.
+    const found = this.claims.check(def.id, this.validator.claims(def));
+    if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, def.id));
+    const e = this.newEntry(def, null);
+    this.entries.set(def.id, e);
+    this.events.emit({ type: 'status', id: def.id, pipeline: this.view(e) });
+    await e.queue.run(async () => {
+      await this.ensureHost(e).catch(() => undefined);
+      if (def.on_demand) await this.serveOnDemand(e);
+      else {
+        e.wanted = 'playing';
+        await this.start(e, 'api', 'create');
+      }
+    });
+    return this.view(e);
+  }
+
+  private newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {
+    return {
+      def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
+      lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false,
+    };
+  }
+
+  update(id: string, body: unknown): Promise<PipelineView> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      if (e.state === 'playing') throw new ApiError('CONFLICT', `pipeline "${id}" is running; stop it first`);
+      const def = this.validator.definition(body);
+      if (def.id !== id) throw validationError([`id must be "${id}", the pipeline being replaced`]);
+      this.compose(def);
+      e.def = def;
+      this.events.emit({ type: 'status', id, pipeline: this.view(e) });
+      return this.view(e);
+    });
+  }
+
+  delete(id: string, deletePersisted: boolean): Promise<void> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      if (e.state === 'playing') throw new ApiError('CONFLICT', `pipeline "${id}" is running; stop it first`);
+      e.deleted = true;
+      e.wanted = 'ready';
+      this.clearRestart(e);
+      this.entries.delete(id);
+      this.claims.release(id);
+      const host = e.host;
+      e.host = null;
+      if (host) {
+        if (e.running) await host.request({ op: 'stop', eos: e.running.finaliseWithEos, timeoutMs: this.opts.stopTimeoutMs }).catch(() => undefined);
+        await host.close();
+      }
+      if (deletePersisted && e.store) this.store.remove(STORE, id);
+      this.events.emit({ type: 'deleted', id });
+    });
+  }
+
+  private assertAlive(e: Entry, id: string): void {
+    if (e.deleted) throw notFound(id);
+  }
+
+  // ---- play and stop -------------------------------------------------------------------------------------
+
+  play(id: string, startedBy: StartedBy = 'api'): Promise<PipelineView> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      if (e.def.on_demand) {
+        await this.serveOnDemand(e);
+        return this.view(e);
+      }
+      if (e.state === 'playing') return this.view(e);
+      e.wanted = 'playing';
+      e.restartAttempts = 0;
+      await this.start(e, startedBy, 'play');
+      return this.view(e);
+    });
+  }
+
+  stop(id: string): Promise<PipelineView> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      e.wanted = 'ready';
+      this.clearRestart(e);
+      await this.halt(e, true);
+      return this.view(e);
+    });
+  }
+
+  /** Starts e (inside its queue). Throws the API error for the failure, after leaving e ready. */
+  private async start(e: Entry, startedBy: StartedBy, why: 'create' | 'play' | 'restore' | 'recover'): Promise<void> {
+    const id = e.def.id;
+    const composed = this.compose(e.def);
+    this.checkLicence(e.def, true);
+    const found = this.claims.take(id, this.validator.claims(e.def));
+    if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
+    try {
+      const host = await this.ensureHost(e);
+      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, timeoutMs: this.opts.startTimeoutMs },
+        this.opts.startTimeoutMs + 5000);
+    } catch (err) {
+      this.claims.release(id);
+      e.running = null;
+      if (why === 'create' || why === 'play') e.wanted = 'ready';
+      e.lastError = (err as Error).message;
+      this.log.warn({ pipeline: id, err: (err as Error).message }, 'pipeline failed to start');
+      this.events.emit({ type: 'error', id, message: e.lastError });
+      throw this.startFailure(err, why);
+    }
+    e.running = composed;
+    e.lastError = null;
+    e.restartAttempts = 0;
+    this.setState(e, 'playing', startedBy);
+  }
+
+  private startFailure(err: unknown, why: string): ApiError {
+    if (err instanceof ApiError) return err;
+    const message = `pipeline did not reach playing: ${(err as Error).message}`;
+    if (err instanceof HostGoneError) return new ApiError(why === 'create' ? 'PIPELINE_START_TIMEOUT' : 'ENGINE_UNAVAILABLE', message);
+    if (err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' && why !== 'create') return new ApiError('ENGINE_ERROR', message);
+    return new ApiError('PIPELINE_START_TIMEOUT', message);
+  }
+
+  /** Stops what runs (finalising files when eos), releases claims, and reports ready. */
+  private async halt(e: Entry, eos: boolean): Promise<void> {
+    const wasPlaying = e.state === 'playing';
+    const host = e.host;
+    if (host?.alive && (e.running || e.def.on_demand)) {
+      await host.request({ op: 'stop', eos: eos && Boolean(e.running?.finaliseWithEos), timeoutMs: this.opts.stopTimeoutMs },
+        this.opts.stopTimeoutMs + 5000).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'));
+    }
+    e.running = null;
+    this.claims.release(e.def.id);
+    if (wasPlaying) this.setState(e, 'ready', null);
+  }
+
+  private setState(e: Entry, state: PipelineState, startedBy: StartedBy): void {
+    const changed = e.state !== state;
+    e.state = state;
+    e.startedBy = startedBy;
+    if (!changed) return;
+    const view = this.view(e);
+    this.events.emit({ type: 'status', id: e.def.id, pipeline: view });
+    this.events.emit({ type: state === 'playing' ? 'started' : 'stopped', id: e.def.id, pipeline: view });
+  }
+
+  /** On-demand: the host listens with an RTSP server; the pipeline plays while clients watch. */
+  private async serveOnDemand(e: Entry): Promise<void> {
+    if (e.running) return;
+    const composed = this.compose(e.def);
+    this.checkLicence(e.def, false);
+    const found = this.claims.take(e.def.id, this.validator.claims(e.def));
+    if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
+    try {
+      const host = await this.ensureHost(e);
+      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, timeoutMs: this.opts.startTimeoutMs });
+      e.running = composed;
+      e.wanted = 'playing';
+    } catch (err) {
+      this.claims.release(e.def.id);
+      throw this.startFailure(err, 'play');
+    }
+  }
+
+  // ---- patch -----------------------------------------------------------------------------------------------
+
+  patch(id: string, body: unknown): Promise<PipelineView> {
+    const e = this.entry(id);
+    const patch = this.validator.patchBody(body);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      if (patch.encoding && e.def.mode === 'advanced') {
+        throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is in advanced mode; its encoding cannot be patched`);
+      }
+      if (patch.encoding) {
+        if (!e.def.encoding) throw validationError(['encoding cannot be patched on a pipeline that passes its stream through']);
+        await this.patchEncoding(e, patch.encoding);
+      }
+      if (patch.geolocation !== undefined) {
+        if (patch.geolocation === null) delete e.def.geolocation;
+        else e.def.geolocation = patch.geolocation;
+      }
+      this.events.emit({ type: 'status', id, pipeline: this.view(e) });
+      return this.view(e);
+    });
+  }
+
+  private async patchEncoding(e: Entry, change: Record<string, number>): Promise<void> {
+    const previous = structuredClone(e.def);
+    const next: PipelineDefinition = { ...structuredClone(e.def), encoding: { ...e.def.encoding!, ...change } };
+    if (e.state !== 'playing' || !e.running) {
+      this.compose(next);
+      e.def = next;
+      return;
+    }
+    const codec = this.registry.codec(next.encoding!.codec)!;
+    const old = previous.encoding as unknown as Record<string, number>;
+    const changed = Object.keys(change).filter((k) => change[k] !== old[k]);
+    if (changed.every((k) => codec.liveParams.includes(k)) && e.running.encoderElement) {
+      const element = e.running.encoderElement;
+      const changes = changed.flatMap((k) => codec.liveChange(k, change[k], element));
+      if (changes.length) await this.hostOf(e).request({ op: 'set', changes });
+      e.def = next;
+      return;
+    }
+    // Resolution or rate: stop, update, start again; restore the previous configuration if that fails.
+    const startedBy = e.startedBy;
+    await this.halt(e, true);
+    e.def = next;
+    try {
+      await this.start(e, startedBy, 'play');
+    } catch (err) {
+      e.def = previous;
+      await this.start(e, startedBy, 'recover').catch(() => undefined);
+      throw err instanceof ApiError && err.code === 'PIPELINE_START_TIMEOUT'
+        ? err
+        : new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing with the new encoding; previous configuration restored: ${(err as Error).message}`);
+    }
+  }
+
+  // ---- storage ---------------------------------------------------------------------------------------------
+
+  storeCreate(id: string, meta: Partial<StoreMeta>): Promise<PipelineView> {
+    const e = this.entry(id, 'PIPELINE_NOT_FOUND');
+    return e.queue.run(async () => {
+      if (e.def.on_demand) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is on demand; only on_demand=false pipelines can be stored`);
+      const store: StoreMeta = { auto_start: meta.auto_start ?? false, description: meta.description ?? '' };
+      this.store.write(STORE, id, { definition: e.def, ...store, stored_at: new Date().toISOString() } satisfies StoredPipeline);
+      e.store = store;
+      return this.view(e);
+    });
+  }
+
+  storePatch(id: string, body: Record<string, unknown>): Promise<PipelineView> {
+    const e = this.entry(id, 'PIPELINE_NOT_FOUND');
+    return e.queue.run(async () => {
+      if (e.def.on_demand) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is on demand; only on_demand=false pipelines can be stored`);
+      const stored = this.store.read<StoredPipeline>(STORE, id);
+      if (!stored || !e.store) throw new ApiError('PIPELINE_NOT_PERSISTED', `pipeline "${id}" is not in storage`);
+      const { auto_start, description, ...definitionFields } = body;
+      const errors: string[] = [];
+      if (auto_start !== undefined && typeof auto_start !== 'boolean') errors.push('auto_start must be a boolean');
+      if (description !== undefined && (typeof description !== 'string' || description.length > 1024)) errors.push('description must be a string of at most 1024 characters');
+      if (errors.length) throw validationError(errors);
+      let definition = stored.definition;
+      if (Object.keys(definitionFields).length) {
+        if ('id' in definitionFields && definitionFields.id !== id) throw validationError(['id cannot be changed']);
+        const merged = { ...stored.definition } as Record<string, unknown>;
+        for (const [k, v] of Object.entries(definitionFields)) {
+          merged[k] = v && typeof v === 'object' && !Array.isArray(v) && merged[k] && typeof merged[k] === 'object'
+            ? { ...(merged[k] as object), ...(v as object) } : v;
+        }
+        definition = this.validator.definition(merged);
+        if (definition.on_demand) throw new ApiError('PIPELINE_CONFLICT', 'a stored pipeline cannot be on demand');
+      }
+      const meta: StoreMeta = {
+        auto_start: (auto_start as boolean | undefined) ?? stored.auto_start,
+        description: (description as string | undefined) ?? stored.description,
+      };
+      this.store.write(STORE, id, { ...stored, ...meta, definition } satisfies StoredPipeline);
+      e.store = meta;
+      return this.view(e);
+    });
+  }
+
+  storeDelete(id: string): Promise<PipelineView> {
+    const e = this.entry(id, 'PIPELINE_NOT_FOUND');
+    return e.queue.run(async () => {
+      if (e.def.on_demand) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is on demand; it cannot be in storage`);
+      if (!e.store) throw new ApiError('PIPELINE_NOT_PERSISTED', `pipeline "${id}" is not in storage`);
+      this.store.remove(STORE, id);
+      e.store = null;
+      return this.view(e);
+    });
+  }
+
+  /** Brings back stored pipelines after a restart; auto_start ones start playing. */
+  async restore(): Promise<void> {
+    for (const id of this.store.list(STORE)) {
+      const stored = this.store.read<StoredPipeline>(STORE, id);
+      if (!stored) continue;
+      let def: PipelineDefinition;
+      try {
+        def = this.validator.definition(stored.definition);
+      } catch (err) {
+        this.log.error({ pipeline: id, err: (err as Error).message }, 'stored pipeline is no longer valid; left in storage, not loaded');
+        continue;
+      }
+      const e = this.newEntry(def, { auto_start: stored.auto_start, description: stored.description });
+      this.entries.set(id, e);
+    }
+    await Promise.all([...this.entries.values()].filter((e) => e.store?.auto_start).map((e) => e.queue.run(async () => {
+      e.wanted = 'playing';
+      await this.start(e, 'auto_start', 'restore').catch((err) => {
+        this.log.error({ pipeline: e.def.id, err: (err as Error).message }, 'auto_start failed; retrying with backoff');
+        this.scheduleRestart(e);
+      });
+    })));
+  }
+
+  // ---- engine hosts and recovery -------------------------------------------------------------------------
+
+  private hostOf(e: Entry): EngineHost {
+    if (!e.host?.alive) throw new ApiError('ENGINE_UNAVAILABLE', `the engine host of pipeline "${e.def.id}" is not running`);
+    return e.host;
+  }
+
+  private async ensureHost(e: Entry): Promise<EngineHost> {
+    if (e.host?.alive) return e.host;
+    const host = this.hosts(e.def.id);
+    host.on('event', (ev) => this.onHostEvent(e, host, ev));
+    host.on('exit', (info) => this.onHostExit(e, host, info));
+    e.host = host;
+    try {
+      await host.start();
+    } catch (err) {
+      if (e.host === host) e.host = null;
+      throw new ApiError('ENGINE_UNAVAILABLE', `no engine host could be started: ${(err as Error).message}`);
+    }
+    return host;
+  }
+
+  private onHostEvent(e: Entry, host: EngineHost, ev: HostEvent): void {
+    if (e.host !== host || e.deleted) return;
+    const id = e.def.id;
+    switch (ev.event) {
+      case 'error':
+        e.lastError = ev.message;
+        this.log.warn({ pipeline: id, source: ev.source, err: ev.message }, 'pipeline error');
+        this.events.emit({ type: 'error', id, message: ev.message });
+        // The GStreamer pipeline is no longer flowing: report what it is, then work back to what was wanted.
+        if (e.state === 'playing' && !e.def.on_demand) {
+          void e.queue.run(async () => {
+            if (e.state !== 'playing') return;
+            await this.halt(e, false);
+            if (e.wanted === 'playing') this.scheduleRestart(e);
+          });
+        }
+        break;
+      case 'rtsp':
+        if (!e.def.on_demand) break;
+        if (ev.type === 'media-prepared') void e.queue.run(async () => this.setState(e, 'playing', 'on_demand'));
+        if (ev.type === 'media-unprepared') void e.queue.run(async () => this.setState(e, 'ready', null));
+        break;
+      default:
+        break;
+    }
+  }
+
+  private onHostExit(e: Entry, host: EngineHost, info: { code: number | null; signal: string | null; expected: boolean }): void {
+    if (e.host !== host) return;
+    e.host = null;
+    if (info.expected || e.deleted || this.shuttingDown) return;
+    const id = e.def.id;
+    const message = `engine host exited unexpectedly (${info.signal ?? `code ${info.code}`})`;
+    this.log.error({ pipeline: id }, message);
+    e.lastError = message;
+    this.events.emit({ type: 'error', id, message });
+    void e.queue.run(async () => {
+      e.running = null;
+      this.claims.release(id);
+      if (e.state === 'playing') this.setState(e, 'ready', null);
+      this.scheduleRestart(e);
+    });
+  }
+
+  /** Restarts the host (and playback, when wanted) after a backoff that doubles up to the maximum. */
+  private scheduleRestart(e: Entry): void {
+    if (e.deleted || this.shuttingDown || e.restartTimer) return;
+    const delay = Math.min(this.opts.restartMaxMs, this.opts.restartBaseMs * 2 ** e.restartAttempts);
+    e.restartAttempts += 1;
+    e.restartTimer = setTimeout(() => {
+      e.restartTimer = null;
+      void e.queue.run(async () => {
+        if (e.deleted || this.shuttingDown) return;
+        try {
+          if (e.wanted !== 'playing') {
+            await this.ensureHost(e);
+          } else if (e.def.on_demand) {
+            await this.serveOnDemand(e);
+          } else if (e.state !== 'playing') {
+            await this.start(e, e.startedBy ?? 'api', 'recover');
+          }
+          e.restartAttempts = 0;
+        } catch (err) {
+          this.log.warn({ pipeline: e.def.id, err: (err as Error).message, attempt: e.restartAttempts }, 'recovery failed; retrying');
+          this.scheduleRestart(e);
+        }
+      });
+    }, delay);
+    e.restartTimer.unref();
+  }
+
+  private clearRestart(e: Entry): void {
+    if (e.restartTimer) clearTimeout(e.restartTimer);
+    e.restartTimer = null;
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------------------
+
+  private compose(def: PipelineDefinition): ComposedPipeline {
+    try {
+      return composeSimple(def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() });
+    } catch (err) {
+      if (err instanceof ComposeError) throw validationError([err.message]);
+      throw err;
+    }
+  }
+
+  private checkLicence(def: PipelineDefinition, willPlay: boolean): void {
+    const features = this.compose(def).features;
+    const missing = this.licence.unlicensed(features);
+    if (missing.length) throw new ApiError('LICENSE_ERROR', `codec not licensed: ${missing.join(', ')}`);
+    const max = this.licence.maxStreams();
+    if (willPlay && features.length && max !== null) {
+      const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && x.running && x.running.features.length).length;
+      if (playing >= max) throw new ApiError('LICENSE_LIMIT_EXCEEDED', `the licence allows ${max} encoding stream${max === 1 ? '' : 's'} at once`);
+    }
+  }
+
+  /** Every pipeline that encodes and is running, for the licence and health. */
+  counts(): { pipelines: number; playing: number; hosts: number } {
+    const all = [...this.entries.values()];
+    return { pipelines: all.length, playing: all.filter((e) => e.state === 'playing').length, hosts: all.filter((e) => e.host?.alive).length };
+  }
+
+  /** SIGTERM: stop every pipeline cleanly (files finalised), then end every host. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    await Promise.all([...this.entries.values()].map(async (e) => {
+      this.clearRestart(e);
+      await e.queue.run(async () => {
+        await this.halt(e, true);
+        await e.host?.close();
+        e.host = null;
+      }).catch(() => undefined);
+    }));
+  }
+}

@@ -1,0 +1,53 @@
+/** A pipeline as the API sees it, and the record the manager keeps for it. */
+import type { AudioSpec, EncodingSpec, OutputSpec, SourceSpec } from '../sdk';
+
+export type Mode = 'simple' | 'multiview' | 'advanced';
+export type PipelineState = 'ready' | 'playing';
+export type StartedBy = 'api' | 'auto_start' | 'on_demand' | null;
+
+export interface Geolocation {
+  latitude?: number;
+  longitude?: number;
+  mgrs?: string;
+  altitude?: number;
+  heading?: number;
+}
+
+export interface MultiviewInput {
+  source: SourceSpec;
+  label?: string;
+  transform?: { mirror?: boolean; rotate?: 0 | 90 | 180 | 270; grayscale?: boolean };
+  crop?: { top?: number; right?: number; bottom?: number; left?: number };
+  overlay?: { text?: string; timestamp?: boolean };
+}
+
+/** What a client defines: everything the store keeps and a PUT replaces. */
+export interface PipelineDefinition {
+  id: string;
+  mode: Mode;
+  on_demand: boolean;
+  source?: SourceSpec;
+  inputs?: MultiviewInput[];
+  encoding?: EncodingSpec;
+  output?: OutputSpec;
+  audio?: AudioSpec;
+  raw_pipeline?: string;
+  geolocation?: Geolocation | null;
+}
+
+export interface StoreMeta {
+  auto_start: boolean;
+  description: string;
+}
+
+/** The pipeline object of every response. */
+export interface PipelineView extends PipelineDefinition {
+  state: PipelineState;
+  started_by: StartedBy;
+  persisted: boolean;
+  geolocation: Geolocation | null;
+  klv: { available: boolean; state?: 'running' | 'stopped' };
+  last_error: string | null;
+  auto_start?: boolean;
+  description?: string;
+}

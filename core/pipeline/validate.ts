@@ -1,0 +1,124 @@
+/**
+ * Turns a request body into a PipelineDefinition, or a 400 whose details name every bad field. The schema
+ * checks shapes and ranges; the plugins that will carry the pipeline check what only they know.
+ */
+import { ApiError, validationError } from '../errors/catalogue';
+import type { PluginRegistry } from '../plugins/registry';
+import type { Claim, CodecInfo } from '../sdk';
+import { SchemaValidator } from '../validation/validator';
+import type { PipelineDefinition } from './model';
+import { patchSchema, pipelineSchema, RESPONSE_ONLY } from './schema';
+
+export class PipelineValidator {
+  private readonly body: SchemaValidator<Record<string, unknown>>;
+  private readonly patch = new SchemaValidator<Record<string, unknown>>(patchSchema());
+
+  constructor(private readonly registry: PluginRegistry) {
+    this.body = new SchemaValidator(pipelineSchema(registry.codecs('video').map((c) => c.codec)));
+  }
+
+  /** A create or update body: every error is VALIDATION_ERROR (spec: POST and PUT list only that). */
+  definition(input: unknown): PipelineDefinition {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw validationError(['body must be an object']);
+    const r = this.body.validate(input);
+    if (r.errors.length) throw validationError(r.errors);
+    const raw = r.value as Record<string, unknown>;
+    for (const k of RESPONSE_ONLY) delete raw[k];
+    const def = raw as unknown as PipelineDefinition;
+    if (def.geolocation === undefined) delete def.geolocation;
+    const errors = this.semantic(def);
+    if (errors.length) throw validationError(errors);
+    return def;
+  }
+
+  private semantic(def: PipelineDefinition): string[] {
+    const errors: string[] = [];
+    const fieldsOf: Record<string, string[]> = {
+      simple: ['source', 'output'],
+      multiview: ['inputs', 'output'],
+      advanced: ['raw_pipeline'],
+    };
+    const forbidden: Record<string, string[]> = {
+      simple: ['inputs', 'raw_pipeline'],
+      multiview: ['source', 'raw_pipeline', 'audio'],
+      advanced: ['source', 'inputs', 'encoding', 'output', 'audio'],
+    };
+    for (const f of fieldsOf[def.mode]) if ((def as unknown as Record<string, unknown>)[f] === undefined) errors.push(`${f} is required in ${def.mode} mode`);
+    for (const f of forbidden[def.mode]) {
+      if ((def as unknown as Record<string, unknown>)[f] !== undefined) {
+        errors.push(f === 'audio' ? 'audio requires simple mode' : `${f} is not allowed in ${def.mode} mode`);
+      }
+    }
+    if (errors.length) return errors;
+    errors.push(...this.geolocation(def));
+    if (def.mode === 'simple') errors.push(...this.simple(def));
+    else if (def.mode !== 'advanced') errors.push(`${def.mode} mode is not available yet`);
+    else errors.push('advanced mode is not available yet');
+    return errors;
+  }
+
+  private geolocation(def: PipelineDefinition): string[] {
+    const g = def.geolocation;
+    if (!g) return [];
+    const hasLatLon = g.latitude !== undefined || g.longitude !== undefined;
+    if (hasLatLon && g.mgrs !== undefined) return ['geolocation takes either latitude/longitude or mgrs, not both'];
+    if (!hasLatLon && g.mgrs === undefined) return ['geolocation requires latitude and longitude, or mgrs'];
+    if (hasLatLon && (g.latitude === undefined || g.longitude === undefined)) return ['geolocation requires both latitude and longitude'];
+    return [];
+  }
+
+  private simple(def: PipelineDefinition): string[] {
+    const errors: string[] = [];
+    const source = this.registry.source(def.source!.uri);
+    const output = this.registry.output(def.output!.uri);
+    if (!source) errors.push('source.uri scheme is not supported');
+    if (!output) errors.push('output.uri scheme is not supported');
+    let codec: CodecInfo | null = null;
+    if (def.encoding) {
+      const plugin = this.registry.codec(def.encoding.codec);
+      codec = plugin ?? null;
+      errors.push(...(plugin?.validate?.(def.encoding) ?? []));
+    }
+    if (source) {
+      errors.push(...source.validate(def.source!, def));
+      if (source.producesRawOnly && !def.encoding) errors.push('encoding is required for this source');
+    }
+    if (output) {
+      errors.push(...output.validate(def.output!, def, codec));
+      if (def.on_demand && !output.supportsOnDemand) errors.push('on_demand is allowed only with a local RTSP output');
+    }
+    return errors;
+  }
+
+  /** The resources the pipeline holds while active. */
+  claims(def: PipelineDefinition): Claim[] {
+    if (def.mode !== 'simple') return [];
+    const source = this.registry.source(def.source!.uri);
+    const output = this.registry.output(def.output!.uri);
+    return [...(source?.claims(def.source!) ?? []), ...(output?.claims(def.output!) ?? [])];
+  }
+
+  /**
+   * A PATCH body. Shape errors (unknown field, wrong type) are FORMAT_ERROR, range errors VALIDATION_ERROR
+   * (spec patch rule 5); an empty patch is a VALIDATION_ERROR (rule 1).
+   */
+  patchBody(input: unknown): { geolocation?: PipelineDefinition['geolocation']; encoding?: Record<string, number> } {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw validationError(['body must be an object'], 'FORMAT_ERROR');
+    const r = this.patch.validate(input);
+    if (r.errors.length) throw validationError(r.errors, r.onlyRangeErrors ? 'VALIDATION_ERROR' : 'FORMAT_ERROR');
+    const body = r.value as { geolocation?: PipelineDefinition['geolocation']; encoding?: Record<string, number> };
+    if (body.geolocation === undefined && body.encoding === undefined) {
+      throw validationError(['patch must contain geolocation and/or encoding']);
+    }
+    if (body.encoding && Object.keys(body.encoding).length === 0) throw validationError(['encoding must name at least one of bitrate, width, height, fps']);
+    if (body.geolocation) {
+      const errors = this.geolocation({ geolocation: body.geolocation } as PipelineDefinition);
+      if (errors.length) throw validationError(errors);
+    }
+    return body;
+  }
+}
+
+export function notFound(id: string): ApiError {
+  return new ApiError('NOT_FOUND', `pipeline "${id}" not found`);
+}

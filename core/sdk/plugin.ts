@@ -1,0 +1,103 @@
+/**
+ * The plugin contract. A plugin is a value made with definePlugin: no side effects on import; everything it
+ * contributes is declared here and read by the core's registry. Misuse fails at startup with the plugin's
+ * name in the message.
+ */
+import type {
+  AudioSpec, Claim, CodecInfo, ComposeContext, EncodingSpec, LiveChange, OutputFragment, OutputSpec, OutputStream,
+  SourceFragment, SourceSpec,
+} from './types';
+
+interface PluginBase {
+  name: string;
+  version: string;
+  description?: string;
+}
+
+/** Everything a validator can see of the pipeline being checked. */
+export interface PipelineView {
+  id: string;
+  mode: string;
+  on_demand: boolean;
+  source?: SourceSpec;
+  encoding?: EncodingSpec;
+  output?: OutputSpec;
+  audio?: AudioSpec;
+}
+
+export interface SourcePlugin extends PluginBase {
+  kind: 'source';
+  /** Whether this plugin handles the URI. The registry asks plugins in order; the first to accept wins. */
+  accepts(uri: string): boolean;
+  /** Messages naming the field, e.g. `source.uri must ...`. */
+  validate(source: SourceSpec, pipeline: PipelineView): string[];
+  /** Raw sources (test patterns, cameras) always need an encoding; others may pass through. */
+  producesRawOnly: boolean;
+  /** Whether the stream carries audio that `audio.source = stream` can take. */
+  mayCarryAudio: boolean;
+  claims(source: SourceSpec): Claim[];
+  /** decode = true asks for raw video; false asks for the stream as it is (passthrough). */
+  fragment(source: SourceSpec, ctx: ComposeContext, opts: { decode: boolean }): SourceFragment;
+}
+
+export interface MacroAttribute {
+  /** Integer attribute bounds, or an explicit list of allowed values. */
+  min?: number;
+  max?: number;
+  oneOf?: readonly number[];
+  default: number;
+}
+
+export interface CodecPlugin extends PluginBase, CodecInfo {
+  kind: 'codec';
+  /** The licence feature that must be granted to encode with this codec. */
+  licenceFeature: string;
+  /** Encoding parameters that can change on a running encoder without a rebuild. */
+  liveParams: readonly string[];
+  /** Extra validation of encoding (video) beyond the core's field rules. */
+  validate?(encoding: EncodingSpec): string[];
+  /** Raw I420 (video) or S16 (audio) in; a parsed encoded stream out. `element` is the encoder's name. */
+  encoder(encoding: EncodingSpec, ctx: ComposeContext): { description: string; element: string };
+  /** The property changes that apply param=value to the running encoder named element. */
+  liveChange(param: string, value: number, element: string): LiveChange[];
+  /** The macro `<svc:NAME attr=.. />` this codec answers to in advanced mode. */
+  macro?: {
+    tag: string;
+    attributes: Record<string, MacroAttribute>;
+    expand(attrs: Record<string, number>, ctx: ComposeContext): string;
+  };
+}
+
+export interface OutputPlugin extends PluginBase {
+  kind: 'output';
+  accepts(uri: string): boolean;
+  validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
+  claims(output: OutputSpec): Claim[];
+  /** Whether `on_demand: true` is allowed with this output. */
+  supportsOnDemand: boolean;
+  fragment(output: OutputSpec, streams: OutputStream[], ctx: ComposeContext, opts: { onDemand: boolean }): OutputFragment;
+}
+
+export type Plugin = SourcePlugin | CodecPlugin | OutputPlugin;
+export type PluginKind = Plugin['kind'];
+
+const REQUIRED: Record<PluginKind, string[]> = {
+  source: ['accepts', 'validate', 'claims', 'fragment'],
+  codec: ['codec', 'caps', 'parser', 'encoder', 'liveChange', 'licenceFeature'],
+  output: ['accepts', 'validate', 'claims', 'fragment'],
+};
+
+/** Checks a plugin's shape and freezes it. Throws with the plugin's name when something is missing. */
+export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
+  const name = typeof plugin?.name === 'string' && plugin.name ? plugin.name : '(unnamed)';
+  const fail = (why: string): never => {
+    throw new Error(`plugin "${name}": ${why}`);
+  };
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) fail('name must be lower-case letters, digits, ".", "_" or "-"');
+  if (!plugin.kind || !(plugin.kind in REQUIRED)) fail(`kind must be one of ${Object.keys(REQUIRED).join(', ')}`);
+  if (typeof plugin.version !== 'string' || !plugin.version) fail('version is required');
+  for (const key of REQUIRED[plugin.kind]) {
+    if ((plugin as unknown as Record<string, unknown>)[key] === undefined) fail(`${plugin.kind} plugins must provide "${key}"`);
+  }
+  return Object.freeze(plugin);
+}

@@ -1,0 +1,111 @@
+/** The shapes a plugin sees. Plugins import only from core/sdk; nothing here reaches into the core. */
+import type { PropValue } from './quote';
+
+export interface SourceSpec {
+  uri: string;
+  latency_ms?: number;
+}
+
+export interface EncodingSpec {
+  codec: string;
+  bitrate: number;
+  width: number;
+  height: number;
+  fps: number;
+  quality: number;
+}
+
+export interface OutputSpec {
+  uri: string;
+  network_interface?: string;
+}
+
+export interface AudioSpec {
+  source: 'stream' | 'local' | 'test';
+  device?: string;
+  test_wave: number;
+  codec2_mode: number;
+  volume?: number;
+  noise_filter: boolean;
+  noise_suppression: boolean;
+  noise_suppression_level: number;
+  auto_gain_control: boolean;
+}
+
+/** A resource a pipeline holds while it is active; two active pipelines may not hold the same key. */
+export interface Claim {
+  /** The namespace of the key, e.g. "port", "udp-destination", "file", "camera". */
+  resource: string;
+  key: string;
+  /** Names the resource for people, e.g. `UDP destination 127.0.0.1:5000`. */
+  label: string;
+  /** Also exclusive between the inputs of one pipeline (cameras). */
+  exclusiveWithinPipeline?: boolean;
+}
+
+export interface ComposeContext {
+  readonly pipelineId: string;
+  /** A unique element name for a role inside this pipeline, e.g. name('enc') → "video_enc". */
+  name(role: string): string;
+  readonly settings: { readonly rtspLatencyMs: number };
+}
+
+/** What a source hands on: raw video (needs an encoder) or an encoded stream (can pass through). */
+export type VideoStreamKind = 'raw' | 'encoded';
+
+export interface SourceFragment {
+  /** A chain whose last element's src pad yields the stream. */
+  description: string;
+  kind: VideoStreamKind;
+  /** For an encoded stream of a known codec, the codec name; unknown passthrough is null. */
+  codec?: string | null;
+}
+
+/** One stream arriving at an output: its codec plugin (null for an unknown passthrough) and media type. */
+export interface OutputStream {
+  media: 'video' | 'audio' | 'klv';
+  codec: CodecInfo | null;
+}
+
+/** What an output needs to know about a codec without naming it. */
+export interface CodecInfo {
+  readonly codec: string;
+  readonly media: 'video' | 'audio';
+  /** The encoded caps media type, e.g. video/x-h264. */
+  readonly caps: string;
+  /** Containers the codec can be muxed into: mpegts, matroska, mp4. */
+  readonly containers: readonly string[];
+  /** The RTP mapping: payloader description (ending in a payloader), depayloader, SDP name and clock rate. */
+  readonly rtp: {
+    readonly encodingName: string;
+    readonly clockRate: number;
+    payloader(ctx: ComposeContext, name: string, pt: number): string;
+    depayloader(ctx: ComposeContext): string;
+  };
+  /** The parser in front of a payloader or muxer (e.g. h264parse). */
+  readonly parser: string;
+}
+
+export interface OutputFragment {
+  /** Elements every stream links into (a muxer and sink), or '' when each stream ends on its own. */
+  shared: string;
+  /** For each stream in order, the chain appended after it (`queue ! mux.` or `... ! appsink name=x`). */
+  streams: string[];
+  /** What the engine host must serve besides the pipeline: a local RTSP mount. */
+  rtsp?: RtspService;
+  /** The stream has a container that must be finalised with EOS on stop (files). */
+  finaliseWithEos?: boolean;
+  /** An SDP that describes the output, when it is RTP. */
+  sdp?: string;
+}
+
+export type RtspService =
+  | { mode: 'feed'; host: string; port: number; path: string; feeds: Array<{ appsink: string; launch: string }> }
+  | { mode: 'launch'; host: string; port: number; path: string; launch: string };
+
+/** A property change applied to a running element. */
+export interface LiveChange {
+  element: string;
+  property: string;
+  value: PropValue;
+}

@@ -1,0 +1,57 @@
+/**
+ * H.264 with x264enc. `format=I420` goes in front: without it x264enc negotiates High 4:4:4 10-bit, which most
+ * decoders cannot play. Only the bitrate changes live (x264's reconfig: smooth, no IDR).
+ */
+import { caps, definePlugin, element, gstInt, type CodecPlugin } from '../../../core/sdk';
+
+// quality 1 (fastest) … 10 (best) onto x264's presets, capped where a 2-core appliance can still run live.
+const PRESETS = ['ultrafast', 'ultrafast', 'superfast', 'superfast', 'veryfast', 'veryfast', 'faster', 'fast', 'medium', 'slow'];
+
+export default definePlugin<CodecPlugin>({
+  kind: 'codec',
+  name: 'h264',
+  version: '1.0.0',
+  description: 'H.264 video (x264enc)',
+  codec: 'h264',
+  media: 'video',
+  licenceFeature: 'h264',
+  caps: 'video/x-h264',
+  parser: 'h264parse',
+  containers: ['mpegts', 'matroska', 'mp4'],
+  liveParams: ['bitrate'],
+  rtp: {
+    encodingName: 'H264',
+    clockRate: 90000,
+    payloader: (_ctx, name, pt) => `h264parse ! ${element('rtph264pay', { name, pt, 'config-interval': -1 })}`,
+    depayloader: () => 'rtph264depay ! h264parse',
+  },
+  encoder(encoding, ctx) {
+    const name = ctx.name('venc');
+    const description = [
+      caps('video/x-raw', { format: 'I420' }),
+      element('x264enc', {
+        name,
+        bitrate: encoding.bitrate,
+        tune: 'zerolatency',
+        'speed-preset': PRESETS[encoding.quality - 1] ?? 'veryfast',
+        // A keyframe every 2 s at most, so joiners of a live stream wait little.
+        'key-int-max': Math.max(1, encoding.fps * 2),
+      }),
+      caps('video/x-h264', { profile: 'high' }),
+      'h264parse',
+    ].join(' ! ');
+    return { description, element: name };
+  },
+  liveChange: (param, value, elementName) =>
+    param === 'bitrate' ? [{ element: elementName, property: 'bitrate', value: Number(gstInt(value)) }] : [],
+  macro: {
+    tag: 'h264',
+    attributes: { bitrate: { min: 5, max: 5000, default: 500 } },
+    expand: (attrs, ctx) => [
+      caps('video/x-raw', { format: 'I420' }),
+      element('x264enc', { name: ctx.name('h264'), bitrate: attrs.bitrate, tune: 'zerolatency', 'speed-preset': 'veryfast' }),
+      caps('video/x-h264', { profile: 'high' }),
+      'h264parse',
+    ].join(' ! '),
+  },
+});

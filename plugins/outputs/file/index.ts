@@ -1,0 +1,51 @@
+/**
+ * File output: a path or file:///path; the container follows the extension. MP4 is written fragmented so a
+ * recording cut short still plays; every container is finalised with EOS on stop.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { definePlugin, element, extension, filePath, type OutputPlugin } from '../../../core/sdk';
+
+const CONTAINERS: Record<string, { container: string; muxer: (name: string) => string }> = {
+  ts: { container: 'mpegts', muxer: (name) => element('mpegtsmux', { name }) },
+  mkv: { container: 'matroska', muxer: (name) => element('matroskamux', { name }) },
+  mp4: { container: 'mp4', muxer: (name) => element('mp4mux', { name, 'fragment-duration': 1000 }) },
+};
+
+export default definePlugin<OutputPlugin>({
+  kind: 'output',
+  name: 'file',
+  version: '1.0.0',
+  description: 'Recording to a file (.ts, .mkv, .mp4)',
+  supportsOnDemand: false,
+  accepts: (uri) => uri.startsWith('/') || uri.startsWith('file://'),
+  validate(output, _pipeline, codec) {
+    const path = filePath(output.uri);
+    if (!path) return ['output.uri must be an absolute file path or file:///path'];
+    const ext = extension(path);
+    const kind = CONTAINERS[ext];
+    if (!kind) return [`output.uri extension must be one of ${Object.keys(CONTAINERS).map((e) => `.${e}`).join(', ')}`];
+    const errors: string[] = [];
+    if (codec && !codec.containers.includes(kind.container)) {
+      errors.push(`output.uri: a .${ext} file cannot carry ${codec.codec}`);
+    }
+    const dir = dirname(path);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) errors.push(`output.uri directory ${dir} does not exist`);
+    if (existsSync(path) && statSync(path).isDirectory()) errors.push('output.uri names a directory');
+    return errors;
+  },
+  claims(output) {
+    const path = filePath(output.uri) ?? output.uri;
+    return [{ resource: 'file', key: path, label: `output file ${path}` }];
+  },
+  fragment(output, streams, ctx) {
+    const path = filePath(output.uri) as string;
+    const kind = CONTAINERS[extension(path)];
+    const mux = ctx.name('mux');
+    return {
+      shared: `${kind.muxer(mux)} ! ${element('filesink', { name: ctx.name('filesink'), location: path })}`,
+      streams: streams.map(() => `queue ! ${mux}.`),
+      finaliseWithEos: true,
+    };
+  },
+});
