@@ -23,7 +23,7 @@ export type BusMessage =
   | { type: 'warning'; source: string; message: string; debug: string }
   | { type: 'eos' }
   | { type: 'element'; source: string; name: string; fields: Record<string, string | number | boolean> }
-  | { type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */ };
+  | { type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */; keyframe?: boolean /* no DELTA_UNIT flag */ };
 
 export interface ElementInfo {
   name: string;
@@ -33,9 +33,17 @@ export interface ElementInfo {
 }
 
 export declare class Pipeline {
-  /** Parses description (gst_parse_launch). Throws NG_ERR_PARSE. onMessage gets every bus message. */
+  /**
+   * Parses description (gst_parse_launch). Throws NG_ERR_PARSE. onMessage gets every bus message, on the JS thread,
+   * until destroy(): none arrives after it. A live Pipeline does not keep the Node process running by itself
+   * (its thread-safe function is unref'd); a pending setState does, until it settles.
+   */
   constructor(description: string, onMessage: (msg: BusMessage) => void);
-  /** Resolves with the state reached; rejects NG_ERR_STATE or NG_ERR_TIMEOUT. Runs off the JS thread. */
+  /**
+   * Resolves with the state reached; rejects NG_ERR_STATE (with the first bus error since the call, if any),
+   * NG_ERR_TIMEOUT, or NG_ERR_DESTROYED when destroy() comes first. Runs off the JS thread. A live pipeline
+   * reaches 'playing' only when data reaches its sinks.
+   */
   setState(state: 'null' | 'ready' | 'paused' | 'playing', timeoutMs: number): Promise<GstState>;
   /** The current state, queried from GStreamer without waiting. */
   getState(): GstState;
@@ -46,11 +54,15 @@ export declare class Pipeline {
   sendEos(): void;
   /** Every element of the pipeline, recursing into bins. */
   elements(): ElementInfo[];
-  /** Pushes one buffer into the appsrc named appsrc; pts in ns, or -1 to let the appsrc timestamp it. */
+  /** Pushes one buffer into the appsrc named appsrc; pts in ns, or -1 to let the appsrc timestamp it. Throws NG_ERR_STATE when the appsrc refuses it (flushing, eos). */
   pushBuffer(appsrc: string, data: Buffer, ptsNs: number): void;
-  /** Delivers each sample of the appsink named sink as a 'sample' bus message. */
+  /** Delivers each sample of the appsink named sink as a 'sample' bus message. NG_ERR_ARG if an RtspServer feed uses that appsink. */
   watchSink(sink: string): void;
-  /** Sends a force-key-unit event upstream from the element's sink pad (or downstream into its src). */
+  /**
+   * Sends an upstream force-key-unit event into the element: into its src pad, so an encoder acts on it and any
+   * other element passes it upstream; a sink (no src pad) sends it upstream out of its sink pad. Naming the
+   * encoder or anything downstream of it works.
+   */
   forceKeyUnit(element: string): void;
   /** Sets NULL synchronously and frees everything. Safe while playing and safe to call twice. */
   destroy(): void;

@@ -104,7 +104,11 @@ napi_value ng_value_to_js(napi_env env, const GValue *v) {
     default: {
       /* Strings, enum nicks, flags ("a+b"), caps and anything else GStreamer can serialise. */
       g_autofree char *str = ng_value_to_string(v);
-      if (!str && G_TYPE_FUNDAMENTAL(G_VALUE_TYPE(v)) != G_TYPE_STRING) str = gst_value_serialize(v);
+      GType t = G_VALUE_TYPE(v);
+      /* Caps and structures as gst_caps_to_string writes them, not escaped the way serialisation does. */
+      if (!str && t == GST_TYPE_CAPS && gst_value_get_caps(v)) str = gst_caps_to_string(gst_value_get_caps(v));
+      else if (!str && t == GST_TYPE_STRUCTURE && gst_value_get_structure(v)) str = gst_structure_to_string(gst_value_get_structure(v));
+      else if (!str && G_TYPE_FUNDAMENTAL(t) != G_TYPE_STRING) str = gst_value_serialize(v);
       s = str ? napi_create_string_utf8(env, str, NAPI_AUTO_LENGTH, &out) : napi_get_null(env, &out);
     }
   }
