@@ -58,7 +58,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
     const child = fork(engineHostScript, ['--pipeline', this.pipelineId], {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '1' },
+      env: { ...process.env, ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' },
     });
     this.child = child;
     return new Promise((resolve, reject) => {

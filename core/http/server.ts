@@ -2,7 +2,7 @@
  * The Fastify app: HTTPS, one error body for everything (ours and Fastify's own failures), JSON parsing that
  * treats an empty body as no body, and the routes. Routes are thin; the manager owns state.
  */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, ERRORS } from '../errors/catalogue';
 
@@ -35,7 +35,8 @@ function fromFastify(err: FastifyError): ApiError {
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger,
-    disableRequestLogging: true,
+    // Requests are not logged one by one: a dashboard polling status would drown everything else.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit,
     ...(opts.https ? { https: opts.https } : {}),
     // Deeply nested JSON is refused by the parser below before it can cost anything.

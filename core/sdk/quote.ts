@@ -42,8 +42,16 @@ export function element(factory: string, props: Record<string, PropValue | undef
   return parts.join(' ');
 }
 
-/** A caps filter such as `video/x-raw,format=I420,width=640`; field values are numbers or plain tokens. */
+/**
+ * A capsfilter element for caps such as `video/x-raw,format=I420,width=640`. Always an element, never bare caps
+ * text: GStreamer's grammar takes bare caps only between two elements, so two in a row would not parse.
+ */
 export function caps(media: string, fields: Record<string, string | number | undefined> = {}): string {
+  return element('capsfilter', { caps: capsText(media, fields) });
+}
+
+/** Caps text such as `video/x-raw,format=I420,width=640`; field values are numbers or plain tokens. */
+export function capsText(media: string, fields: Record<string, string | number | undefined> = {}): string {
   if (!/^[a-z]+\/[a-z0-9.+-]+$/i.test(media)) throw new Error(`not a media type: ${media}`);
   const parts = [media];
   for (const [key, value] of Object.entries(fields)) {
