@@ -297,6 +297,60 @@ describe('rtpav1pay payload structure (mtu 100 capture)', () => {
   });
 });
 
+/** Writes packets (raw RTP) as an RFC 4571 stream, depayloads and decodes it; returns the decoded frames. */
+async function depayFile(name: string, packets: Buffer[], depayProps = ''): Promise<Buffer[]> {
+  const records: Buffer[] = [];
+  for (const p of packets) {
+    const len = Buffer.alloc(2);
+    len.writeUInt16BE(p.length);
+    records.push(len, p);
+  }
+  const file = join(dir, `${name}.rtp`);
+  writeFileSync(file, Buffer.concat(records));
+  const out = join(dir, `${name}.yuv`);
+  await gstOk(
+    `filesrc location=${file} ! application/x-rtp-stream ! rtpstreamdepay ! ${RTP_CAPS} ! rtpav1depay ${depayProps} ` +
+      `! av1parse ! av1dec ! filesink location=${out}`,
+  );
+  return splitFrames(readFileSync(out));
+}
+
+describe('rtpav1depay and other senders', () => {
+  it('accepts W=1..3 (last element without length prefix) and senders that never set N', async () => {
+    // Rewrite the mtu 1200 capture the way libwebrtc-style senders packetize: W = element count when <= 3, the
+    // last element unprefixed, and N always 0 (the depayloader must then find key frames by their sequence header).
+    const r = runs[1200];
+    let rewritten = 0;
+    const packets = r.packets.map((p) => {
+      const a = parseAv1Payload(p.payload);
+      const hdrLen = p.raw.length - p.payload.length; // no padding from rtpav1pay
+      const n = a.elements.length;
+      const w = n <= 3 ? n : 0;
+      if (w) rewritten++;
+      const agg = (a.z ? 0x80 : 0) | (a.y ? 0x40 : 0) | (w << 4);
+      const parts: Buffer[] = [p.raw.subarray(0, hdrLen), Buffer.from([agg])];
+      a.elements.forEach((e, i) => {
+        if (!(w && i === n - 1)) {
+          const leb: number[] = [];
+          let v = e.length;
+          do {
+            leb.push((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+            v >>>= 7;
+          } while (v);
+          parts.push(Buffer.from(leb));
+        }
+        parts.push(e);
+      });
+      return Buffer.concat(parts);
+    });
+    expect(rewritten).toBeGreaterThan(r.packets.length / 2);
+    const got = await depayFile('w-form', packets);
+    const direct = splitFrames(r.direct);
+    expect(got.length).toBe(direct.length);
+    got.forEach((fr, i) => expect(fr.equals(direct[i])).toBe(true));
+  });
+});
+
 describe('rtpav1depay under packet loss', () => {
   it('drops the damaged TU and everything up to the next key frame; every output frame is intact', async () => {
     const r = runs[100];
@@ -313,24 +367,9 @@ describe('rtpav1depay under packet loss', () => {
     const drop = new Set<Rtp>([groups[lossTu1][1], groups[lossTu2][groups[lossTu2].length - 1]]);
     expect(parseAv1Payload(groups[lossTu1][1].payload).z).toBe(true);
 
-    // The capture minus the dropped packets, in RFC 4571 framing again.
-    const records: Buffer[] = [];
-    for (const p of r.packets) {
-      if (drop.has(p)) continue;
-      const len = Buffer.alloc(2);
-      len.writeUInt16BE(p.raw.length);
-      records.push(len, p.raw);
-    }
-    const lossy = join(dir, 'lossy.rtp');
-    writeFileSync(lossy, Buffer.concat(records));
-    const out = join(dir, 'lossy.yuv');
-    await gstOk(
-      `filesrc location=${lossy} ! application/x-rtp-stream ! rtpstreamdepay ! ${RTP_CAPS} ! rtpav1depay ` +
-        `! av1parse ! av1dec ! filesink location=${out}`,
-    );
+    const got = await depayFile('lossy', r.packets.filter((p) => !drop.has(p)).map((p) => p.raw));
     const direct = splitFrames(r.direct);
     const expected = direct.filter((_, i) => !((i >= lossTu1 && i < secondKey) || i >= lossTu2));
-    const got = splitFrames(readFileSync(out));
     expect(got.length).toBe(expected.length);
     got.forEach((fr, i) => expect(fr.equals(expected[i])).toBe(true));
   });
