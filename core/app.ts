@@ -9,10 +9,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { builtinPlugins } from '../plugins';
+import { AuthService } from './auth/auth-service';
+import { authGuard } from './auth/guard';
+import { Sessions } from './auth/sessions';
+import { loadOrCreateTokenKey } from './auth/token-key';
 import type { Config } from './config/schema';
 import { processHostFactory, type EngineHostFactory } from './engine/host-process';
 import { loadNative } from './engine/native';
 import { PipelineEvents } from './events/pipeline-events';
+import { authRoutes } from './http/routes/auth';
 import { healthRoutes } from './http/routes/health';
 import { pipelineRoutes } from './http/routes/pipelines';
 import { buildServer } from './http/server';
@@ -77,6 +82,11 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   const events = container.resolve<PipelineEvents>(TOKENS.PipelineEvents);
 
   const app = buildServer({ logger: log, bodyLimit: config.bodyLimit, https: loadOrCreateTls(config.dataDir, config.tlsCert, config.tlsKey) });
+  const store = container.resolve<Store>(TOKENS.Store);
+  const auth = new AuthService(store, new Sessions(store, loadOrCreateTokenKey(config.dataDir, log)), log.child({ component: 'auth' }));
+  // Registered before every route: the gate covers all of them, SSE streams included.
+  app.addHook('onRequest', authGuard(auth));
+  authRoutes(app, { auth, trustedProxies: config.trustedProxies });
   let closing = false;
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), closing: () => closing });
   pipelineRoutes(app, manager, events);
