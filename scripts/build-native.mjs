@@ -35,8 +35,11 @@ if (force || mtime(addon) < newestSource) {
   // No network for header downloads: build against the headers of the Node that runs this script.
   const nodedir = process.env.npm_config_nodedir
     || (existsSync(join(dirname(process.execPath), '../include/node/node_api.h')) ? join(dirname(process.execPath), '..') : null);
-  const args = ['rebuild', '--silent', ...(nodedir ? [`--nodedir=${nodedir}`] : [])];
-  run(process.execPath, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), ...args], native);
+  const gyp = (verb) => run(process.execPath, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), verb, '--silent',
+    ...(nodedir ? [`--nodedir=${nodedir}`] : [])], native);
+  // configure + build rather than rebuild: the old addon stays loadable until the new one replaces it.
+  if (force || !existsSync(join(native, 'build/Makefile'))) gyp('configure');
+  gyp('build');
 }
 
 const elementSources = [...sources(join(native, 'src/elements'))].filter((p) => p.endsWith('.c'));

@@ -45,7 +45,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     forceCloseConnections: true,
   }) as unknown as FastifyInstance;
 
-  app.removeContentTypeParser(['application/json']);
+  // JSON only: Fastify's default text/plain parser would let other bodies through to the routes.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);

@@ -13,7 +13,8 @@ export interface ValidationResult<T> {
   onlyRangeErrors: boolean;
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false });
+// verbose: errors carry their parentSchema, which the messages read for bounds and wording.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false, verbose: true });
 ajv.addKeyword({ keyword: 'x-decimal' });
 ajv.addKeyword({ keyword: 'x-pattern-message' });
 
