@@ -1,0 +1,45 @@
+/** Composition is pure: golden descriptions for the built-in simple-mode paths. */
+import { describe, expect, it } from 'vitest';
+import { builtinPlugins } from '../../plugins';
+import { composeSimple } from '../../core/pipeline/compose';
+import { PluginRegistry } from '../../core/plugins/registry';
+import type { PipelineDefinition } from '../../core/pipeline/model';
+
+const registry = new PluginRegistry();
+for (const p of builtinPlugins) registry.register(p);
+
+const base: PipelineDefinition = {
+  id: 'g1',
+  mode: 'simple',
+  on_demand: false,
+  source: { uri: 'test://ball' },
+  encoding: { codec: 'h264', bitrate: 800, width: 640, height: 360, fps: 30, quality: 5 },
+  output: { uri: '/tmp/out.mp4' },
+};
+
+describe('composeSimple', () => {
+  it('test source → h264 → mp4 file', () => {
+    const c = composeSimple(base, registry, { rtspLatencyMs: 200 });
+    expect(c.description).toBe(
+      'mp4mux name="mux" fragment-duration=1000 ! filesink name="filesink" location="/tmp/out.mp4" '
+      + 'videotestsrc name="src" is-live=true pattern="ball" ! queue ! videoconvert ! videoscale ! videorate ! '
+      + 'capsfilter caps="video/x-raw,width=640,height=360,framerate=30/1" ! capsfilter caps="video/x-raw,format=I420" ! '
+      + 'x264enc name="venc" bitrate=800 tune="zerolatency" speed-preset="veryfast" key-int-max=60 ! '
+      + 'capsfilter caps="video/x-h264,profile=high" ! h264parse ! queue ! mux.',
+    );
+    expect(c.finaliseWithEos).toBe(true);
+    expect(c.encoderElement).toBe('venc');
+    expect(c.features).toEqual(['h264']);
+  });
+
+  it('udp multicast on an interface', () => {
+    const c = composeSimple({ ...base, output: { uri: 'udp://lo@239.1.1.1:5000' } }, registry, { rtspLatencyMs: 200 });
+    expect(c.description.startsWith('mpegtsmux name="mux" alignment=7 ! udpsink name="udpsink" host="239.1.1.1" port=5000 auto-multicast=true multicast-iface="lo" ttl-mc=1 ')).toBe(true);
+    expect(c.finaliseWithEos).toBe(false);
+  });
+
+  it('quotes a hostile file path so it stays one property value', () => {
+    const c = composeSimple({ ...base, output: { uri: '/tmp/a" ! fakesink name=x "b.ts' } }, registry, { rtspLatencyMs: 200 });
+    expect(c.description).toContain('location="/tmp/a\\" ! fakesink name=x \\"b.ts"');
+  });
+});
