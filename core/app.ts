@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -16,10 +16,14 @@ import { loadOrCreateTokenKey } from './auth/token-key';
 import type { Config } from './config/schema';
 import { processHostFactory, type EngineHostFactory } from './engine/host-process';
 import { loadNative } from './engine/native';
+import { createDevices } from './devices';
 import { PipelineEvents } from './events/pipeline-events';
 import { authRoutes } from './http/routes/auth';
+import { deviceRoutes } from './http/routes/devices';
 import { healthRoutes } from './http/routes/health';
 import { pipelineRoutes } from './http/routes/pipelines';
+import { settingsRoutes } from './http/routes/settings';
+import { webhookRoutes } from './http/routes/webhooks';
 import { buildServer } from './http/server';
 import { loadOrCreateTls } from './http/tls';
 import { unrestricted, type LicenceGate } from './licence/gate';
@@ -27,8 +31,12 @@ import { createLogger } from './log/logger';
 import { projectRoot } from './paths';
 import { PipelineManager } from './pipeline/manager';
 import { PluginRegistry } from './plugins/registry';
+import { defaultSettings, SETTINGS_TOKEN, SettingsService } from './settings';
 import { JsonStore, type Store } from './store/json-store';
 import { TOKENS } from './tokens';
+import { WebhookDispatcher } from './webhooks/dispatcher';
+import { WebhookRegistry } from './webhooks/registry';
+import { SecretBox } from './webhooks/secret-box';
 
 export const VERSION: string = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -61,6 +69,12 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? processHostFactory });
   container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
   container.register(TOKENS.LicenceGate, { useValue: unrestricted });
+  const settings = new SettingsService(container.resolve<Store>(TOKENS.Store), log.child({ component: 'settings' }), defaultSettings(config.logLevel));
+  container.register(SETTINGS_TOKEN, { useValue: settings });
+  // The settings apply without a restart: the log level at once (pino children follow their parent), the RTSP
+  // latency at the next pipeline start (the manager reads it through the function below).
+  log.level = settings.get().log_level;
+  settings.onChange((now) => { log.level = now.log_level; });
   container.register(TOKENS.PipelineManager, {
     useFactory: (c) => new PipelineManager(
       c.resolve<PluginRegistry>(TOKENS.PluginRegistry),
@@ -72,7 +86,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
       {
         startTimeoutMs: config.startTimeoutMs,
         stopTimeoutMs: config.stopTimeoutMs,
-        rtspLatencyMs: () => 200,
+        rtspLatencyMs: () => settings.get().rtsp_latency_ms,
         restartBaseMs: 500,
         restartMaxMs: 30_000,
       },
@@ -90,6 +104,13 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   let closing = false;
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), closing: () => closing });
   pipelineRoutes(app, manager, events);
+  settingsRoutes(app, settings);
+  const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));
+  const dispatcher = new WebhookDispatcher(webhooks, log.child({ component: 'webhooks' }));
+  dispatcher.attach(events);
+  webhookRoutes(app, webhooks);
+  const devices = createDevices({ native: loadNative, procAsoundRoot: resolve(config.procAsoundRoot), log: log.child({ component: 'devices' }) });
+  deviceRoutes(app, devices, manager);
 
   return {
     app,
@@ -98,11 +119,15 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
     log,
     async listen() {
       await app.listen({ port: config.port, host: config.host });
+      devices.start();
       await manager.restore();
     },
     async close() {
       closing = true;
       await manager.shutdown();
+      devices.stop();
+      // pipeline.stopped for the pipelines just stopped still goes out (each delivery ends within 5 s).
+      await dispatcher.settle();
       await app.close();
     },
   };

@@ -1,6 +1,8 @@
 /**
- * One logger, with secrets redacted centrally: passwords, tokens, authorization and webhook headers by path,
- * and `user:pass@` inside any URI in any logged string.
+ * One logger, with secrets redacted centrally: any field whose name says it holds a secret (password, token,
+ * secret, authorization, cookie, api key, and webhook `headers` whole) at any depth, plus inside every logged
+ * string `user:pass@` in URIs, `Bearer <token>`, and secret-named query parameters. Errors are serialised
+ * first, so their message and stack are scrubbed too instead of being lost.
  */
 import pino, { type Logger } from 'pino';
 
@@ -9,19 +11,33 @@ export const REDACT_PATHS = [
   'req.headers.cookie', 'authorization', '*.authorization',
 ];
 
+const CENSOR = '[redacted]';
+/** Field names whose values are secrets wherever they appear. `headers` is whole: webhook headers are write-only. */
+const SECRET_KEY = /password|passwd|passphrase|secret|token|authori[sz]ation|cookie|api[-_]?key|credential|^headers$/i;
 const CREDENTIALS_IN_URI = /([a-z][a-z0-9+.-]*:\/\/)[^/@\s"']*@/gi;
+const BEARER = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const SECRET_QUERY = /([?&](?:password|passwd|token|access_token|secret|api[-_]?key|auth)=)[^&#\s"']*/gi;
 
 /** Replaces user:pass@ in URIs with ***@. */
 export function redactUri(text: string): string {
   return text.replace(CREDENTIALS_IN_URI, '$1***@');
 }
 
+/** Every string-borne secret form: URI credentials, bearer/basic credentials, secret query parameters. */
+export function redactText(text: string): string {
+  return redactUri(text).replace(BEARER, `$1 ${CENSOR}`).replace(SECRET_QUERY, `$1${CENSOR}`);
+}
+
 function scrub(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactUri(value);
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (typeof value === 'string') return redactText(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return scrub(pino.stdSerializers.err(value), depth + 1);
+  if (Buffer.isBuffer(value)) return `[${value.length} bytes]`;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = scrub(v, depth + 1);
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = SECRET_KEY.test(k) && v !== undefined && v !== null && typeof v !== 'boolean' ? CENSOR : scrub(v, depth + 1);
+  }
   return out;
 }
 
@@ -30,11 +46,13 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'encoderd' },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      redact: { paths: REDACT_PATHS, censor: CENSOR },
+      // Errors arrive here already serialised (and scrubbed) by the log formatter; serialising again would lose their type.
+      serializers: { err: (e: unknown) => (e instanceof Error ? pino.stdSerializers.err(e) : e) },
       formatters: { log: (obj) => scrub(obj) as Record<string, unknown> },
       hooks: {
         logMethod(args, method) {
-          method.apply(this, args.map((a) => (typeof a === 'string' ? redactUri(a) : a)) as Parameters<typeof method>);
+          method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as Parameters<typeof method>);
         },
       },
     },

@@ -1,0 +1,37 @@
+/** /svc/cameras, /svc/camera, /svc/cameras/events and /svc/audio-devices: thin reads of device discovery. */
+import type { FastifyInstance } from 'fastify';
+import { cameraRecord, type Devices } from '../../devices';
+import { ApiError, validationError } from '../../errors/catalogue';
+import type { PipelineManager } from '../../pipeline/manager';
+import { openSse } from '../sse';
+
+export function deviceRoutes(app: FastifyInstance, devices: Devices, manager: PipelineManager, keepaliveMs?: number): void {
+  app.get('/svc/cameras', async () => {
+    const pipelines = manager.list();
+    return devices.cameras.list().map((d) => cameraRecord(d, pipelines));
+  });
+
+  app.get('/svc/camera', async (req) => {
+    const path = (req.query as Record<string, unknown>).path;
+    if (path === undefined || path === '') throw validationError(['path is required']);
+    if (typeof path !== 'string') throw validationError(['path must be a string']);
+    const device = devices.cameras.get(path);
+    if (!device) throw new ApiError('NOT_FOUND', `camera "${path}" not found`);
+    return cameraRecord(device, manager.list());
+  });
+
+  app.get('/svc/cameras/events', async (req, reply) => {
+    const sse = openSse(req, reply, keepaliveMs);
+    // Cameras already present are announced as camera_added on connect (as the monitor itself does), so a
+    // client needs no separate GET and no race between the two. Subscribing and replaying in the same tick
+    // means no change can fall between them.
+    const unsubscribe = devices.cameras.subscribe((c) => {
+      if (c.type === 'added') sse.send('camera_added', { device_path: c.device.path, device_name: c.device.name });
+      else sse.send('camera_removed', { device_path: c.device_path });
+    });
+    sse.onClose(unsubscribe);
+    for (const d of devices.cameras.list()) sse.send('camera_added', { device_path: d.path, device_name: d.name });
+  });
+
+  app.get('/svc/audio-devices', async () => ({ devices: devices.audio() }));
+}
