@@ -103,7 +103,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   authRoutes(app, { auth, trustedProxies: config.trustedProxies });
   let closing = false;
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), closing: () => closing });
-  pipelineRoutes(app, manager, events);
+  pipelineRoutes(app, manager, events, config.sseKeepaliveMs);
   settingsRoutes(app, settings);
   const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));
   const dispatcher = new WebhookDispatcher(webhooks, log.child({ component: 'webhooks' }));

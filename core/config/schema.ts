@@ -39,6 +39,7 @@ export const configSchema = {
     startTimeoutMs: { type: 'integer', minimum: 500, maximum: 120000, default: 10000 },
     stopTimeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 },
     bodyLimit: { type: 'integer', minimum: 1024, maximum: 16777216, default: 1048576 },
+    sseKeepaliveMs: { type: 'integer', minimum: 100, maximum: 300000, default: 30000 },
     procAsoundRoot: { type: 'string', minLength: 1, default: '/proc/asound' },
   },
 } as const;
@@ -48,5 +49,5 @@ export const OPTION_NAMES: Record<keyof Config, string> = {
   port: 'port', host: 'host', dataDir: 'data-dir', webPort: 'web-port', explorerPort: 'explorer-port',
   licence: 'licence', licenceKey: 'licence-key', pluginsDir: 'plugins-dir', logLevel: 'log-level',
   tlsCert: 'tls-cert', tlsKey: 'tls-key', trustedProxies: 'trusted-proxies', startTimeoutMs: 'start-timeout-ms',
-  stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', procAsoundRoot: 'proc-asound-root',
+  stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', sseKeepaliveMs: 'sse-keepalive-ms', procAsoundRoot: 'proc-asound-root',
 };

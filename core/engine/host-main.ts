@@ -3,10 +3,15 @@
  * so that an encoder abort or a hung state change takes down only this process. Commands arrive over IPC,
  * one at a time; bus messages go back as events. When the core goes away the host goes too.
  */
+import { existsSync } from 'node:fs';
 import type { BusMessage, Pipeline, RtspServer } from '../../native';
 import type { RtspService } from '../sdk';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
+
+// Fault injection for tests of the supervisor: while this file exists, no engine host can start.
+const fault = process.env.ENCODERD_FAULT_HOST_START;
+if (fault && existsSync(fault)) process.exit(70);
 
 const native = loadNative();
 let pipeline: Pipeline | null = null;

@@ -9,6 +9,8 @@ export interface LicenceGate {
   maxStreams(): number | null;
   /** What is in force, for GET /svc/licence. */
   describe(): Record<string, unknown>;
+  /** Why nothing may encode (a licence that does not verify or has expired), for error messages; null when fine. */
+  problem?(): string | null;
 }
 
 export const unrestricted: LicenceGate = {

@@ -6,6 +6,8 @@
 import { caps, type ComposeContext, type OutputStream, type RtspService } from '../sdk';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from './model';
+// advanced.ts uses this module's helpers too; the cycle is safe because each side calls the other only at run time.
+import { composeAdvanced } from './advanced';
 
 export interface ComposeSettings {
   rtspLatencyMs: number;
@@ -71,4 +73,10 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
   return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features };
+}
+
+/** Any mode: advanced descriptions come from advanced.ts (macro expansion), the rest from the plugins' fragments. */
+export function composePipeline(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
+  if (def.mode === 'advanced') return composeAdvanced(def, registry, settings);
+  return composeSimple(def, registry, settings);
 }

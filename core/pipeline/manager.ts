@@ -11,9 +11,12 @@ import type { HostEvent } from '../engine/protocol';
 import type { PipelineEvents } from '../events/pipeline-events';
 import type { LicenceGate } from '../licence/gate';
 import type { PluginRegistry } from '../plugins/registry';
+import type { Claim } from '../sdk';
+import type { ElementInfo } from '../../native';
 import type { Store } from '../store/json-store';
 import { ClaimTable, conflictMessage } from './claims';
-import { composeSimple, ComposeError, type ComposedPipeline } from './compose';
+import { inspectFacts } from './advanced';
+import { composePipeline, ComposeError, type ComposedPipeline } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { SerialQueue } from './serial-queue';
 import { notFound, PipelineValidator } from './validate';
@@ -114,10 +117,28 @@ export class PipelineManager {
     }
     this.compose(def);
     this.checkLicence(def, !def.on_demand);
-    // Claims are checked now so a doomed create answers 409 before anything starts.
-    const found = this.claims.check(def.id, this.validator.claims(def));
-    if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, def.id));
     const e = this.newEntry(def, null);
+    // Advanced pipelines are parsed by their own engine host now: a bad description answers 400 before anything is kept.
+    const facts = await this.facts(e, def).catch(async (err) => {
+      await this.discard(e);
+      throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
+    });
+    if (this.entries.has(def.id)) {
+      await this.discard(e);
+      throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
+    }
+    try {
+      this.checkLicence(def, !def.on_demand, facts.features);
+    } catch (err) {
+      await this.discard(e);
+      throw err;
+    }
+    // Claims are checked now so a doomed create answers 409 before anything starts.
+    const found = this.claims.check(def.id, facts.claims);
+    if (found) {
+      await this.discard(e);
+      throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, def.id));
+    }
     this.entries.set(def.id, e);
     this.events.emit({ type: 'status', id: def.id, pipeline: this.view(e) });
     await e.queue.run(async () => {
@@ -146,6 +167,9 @@ export class PipelineManager {
       const def = this.validator.definition(body);
       if (def.id !== id) throw validationError([`id must be "${id}", the pipeline being replaced`]);
       this.compose(def);
+      await this.facts(e, def).catch((err) => {
+        throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
+      });
       e.def = def;
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
@@ -209,9 +233,17 @@ export class PipelineManager {
   /** Starts e (inside its queue). Throws the API error for the failure, after leaving e ready. */
   private async start(e: Entry, startedBy: StartedBy, why: 'create' | 'play' | 'restore' | 'recover'): Promise<void> {
     const id = e.def.id;
-    const composed = this.compose(e.def);
-    this.checkLicence(e.def, true);
-    const found = this.claims.take(id, this.validator.claims(e.def));
+    const planned = this.compose(e.def);
+    let facts: { claims: Claim[]; features: string[] };
+    try {
+      facts = await this.facts(e, e.def);
+    } catch (err) {
+      throw this.startFailure(err, why);
+    }
+    // From here to take() nothing awaits: the licence count and the claim table are checked and taken as one step.
+    const composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
+    this.checkLicence(e.def, true, facts.features);
+    const found = this.claims.take(id, facts.claims);
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
     try {
       const host = await this.ensureHost(e);
@@ -331,6 +363,8 @@ export class PipelineManager {
     } catch (err) {
       e.def = previous;
       await this.start(e, startedBy, 'recover').catch(() => undefined);
+      // Spec: on PATCH a licence refusal of any kind is LICENSE_ERROR.
+      if (err instanceof ApiError && (err.code === 'LICENSE_ERROR' || err.code === 'LICENSE_LIMIT_EXCEEDED')) throw new ApiError('LICENSE_ERROR', err.message);
       throw err instanceof ApiError && err.code === 'PIPELINE_START_TIMEOUT'
         ? err
         : new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing with the new encoding; previous configuration restored: ${(err as Error).message}`);
@@ -519,17 +553,40 @@ export class PipelineManager {
 
   private compose(def: PipelineDefinition): ComposedPipeline {
     try {
-      return composeSimple(def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() });
+      return composePipeline(def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() });
     } catch (err) {
       if (err instanceof ComposeError) throw validationError([err.message]);
       throw err;
     }
   }
 
-  private checkLicence(def: PipelineDefinition, willPlay: boolean): void {
-    const features = this.compose(def).features;
+  /**
+   * What the pipeline holds and which encoders it runs. Simple mode knows from its plugins; advanced mode asks
+   * GStreamer, through the pipeline's own engine host, to parse the expanded description (rejects NG_ERR_PARSE).
+   */
+  private async facts(e: Entry, def: PipelineDefinition): Promise<{ claims: Claim[]; features: string[] }> {
+    if (def.mode !== 'advanced') return { claims: this.validator.claims(def), features: [] };
+    const description = this.compose(def).description;
+    const host = await this.ensureHost(e);
+    const elements = await host.request<ElementInfo[]>({ op: 'inspect', description });
+    return inspectFacts(elements, this.registry);
+  }
+
+  /** Ends the host of an entry that never made it into the table. */
+  private async discard(e: Entry): Promise<void> {
+    e.deleted = true;
+    const host = e.host;
+    e.host = null;
+    await host?.close();
+  }
+
+  private checkLicence(def: PipelineDefinition, willPlay: boolean, extraFeatures: string[] = []): void {
+    const features = [...new Set([...this.compose(def).features, ...extraFeatures])];
     const missing = this.licence.unlicensed(features);
-    if (missing.length) throw new ApiError('LICENSE_ERROR', `codec not licensed: ${missing.join(', ')}`);
+    if (missing.length) {
+      const why = this.licence.problem?.();
+      throw new ApiError('LICENSE_ERROR', `codec not licensed: ${missing.join(', ')}${why ? ` (${why})` : ''}`);
+    }
     const max = this.licence.maxStreams();
     if (willPlay && features.length && max !== null) {
       const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && x.running && x.running.features.length).length;

@@ -6,6 +6,7 @@ import { ApiError, validationError } from '../errors/catalogue';
 import type { PluginRegistry } from '../plugins/registry';
 import type { Claim, CodecInfo } from '../sdk';
 import { SchemaValidator } from '../validation/validator';
+import { validateAdvanced } from './advanced';
 import type { PipelineDefinition } from './model';
 import { patchSchema, pipelineSchema, RESPONSE_ONLY } from './schema';
 
@@ -53,7 +54,7 @@ export class PipelineValidator {
     errors.push(...this.geolocation(def));
     if (def.mode === 'simple') errors.push(...this.simple(def));
     else if (def.mode !== 'advanced') errors.push(`${def.mode} mode is not available yet`);
-    else errors.push('advanced mode is not available yet');
+    else errors.push(...validateAdvanced(def, this.registry));
     return errors;
   }
 

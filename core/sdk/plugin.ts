@@ -25,8 +25,19 @@ export interface PipelineView {
   audio?: AudioSpec;
 }
 
+/**
+ * Sample URIs the plugin compliance suite drives the plugin with (test/plugins/compliance.test.ts): every `valid`
+ * URI is accepted, validates without messages and composes into a description GStreamer parses; every `invalid`
+ * one is accepted but refused by validate with at least one message. Sources and outputs must declare them.
+ */
+export interface PluginExamples {
+  valid: readonly string[];
+  invalid: readonly string[];
+}
+
 export interface SourcePlugin extends PluginBase {
   kind: 'source';
+  examples?: PluginExamples;
   /** Whether this plugin handles the URI. The registry asks plugins in order; the first to accept wins. */
   accepts(uri: string): boolean;
   /** Messages naming the field, e.g. `source.uri must ...`. */
@@ -70,6 +81,7 @@ export interface CodecPlugin extends PluginBase, CodecInfo {
 
 export interface OutputPlugin extends PluginBase {
   kind: 'output';
+  examples?: PluginExamples;
   accepts(uri: string): boolean;
   validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
   claims(output: OutputSpec): Claim[];

@@ -48,6 +48,11 @@ export interface ComposeContext {
   /** A unique element name for a role inside this pipeline, e.g. name('enc') → "video_enc". */
   name(role: string): string;
   readonly settings: { readonly rtspLatencyMs: number };
+  /**
+   * The encoded caps media types of every registered video codec (e.g. video/x-h264). A source that passes a
+   * stream through uses it to pick the video stream out of a demuxer that may also carry audio or KLV.
+   */
+  readonly encodedVideoCaps?: readonly string[];
 }
 
 /** What a source hands on: raw video (needs an encoder) or an encoded stream (can pass through). */
@@ -59,6 +64,11 @@ export interface SourceFragment {
   kind: VideoStreamKind;
   /** For an encoded stream of a known codec, the codec name; unknown passthrough is null. */
   codec?: string | null;
+  /**
+   * The source ends (a media file) and should start again from the beginning at its end. The engine host
+   * restarts the pipeline on end-of-stream; the pipeline stays playing.
+   */
+  loop?: boolean;
 }
 
 /** One stream arriving at an output: its codec plugin (null for an unknown passthrough) and media type. */

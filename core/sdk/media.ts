@@ -1,0 +1,46 @@
+/** Fragments that several source plugins need after a demuxer or a network source. */
+import { caps, element } from './quote';
+import type { ComposeContext, OutputStream } from './types';
+
+/**
+ * The first video stream of whatever comes in: decoded to raw video (decode), or parsed and left encoded
+ * (passthrough). A capsfilter picks the video stream, so a demuxer's audio or KLV pads stay unlinked (their
+ * data is dropped) instead of being linked by accident; the description's delayed linking tries each new pad.
+ */
+export function videoTail(ctx: ComposeContext, decode: boolean): string {
+  if (decode) return `${element('decodebin', { name: ctx.name('dec') })} ! ${caps('video/x-raw')}`;
+  const encoded = ctx.encodedVideoCaps ?? [];
+  const parse = element('parsebin', { name: ctx.name('parse') });
+  return encoded.length ? `${parse} ! ${element('capsfilter', { caps: encoded.join(';') })}` : parse;
+}
+
+/** The payload type of the first stream of an output; the next stream takes the next (video 96, audio 97, …). */
+export const FIRST_DYNAMIC_PT = 96;
+
+export interface RtpBundle {
+  /** The rtpfunnel every stream's payloader links into; its src pad carries the bundle to one sink. */
+  funnel: string;
+  /** For each stream, `queue ! <parser> ! <payloader> ! funnel.`. */
+  chains: string[];
+  /** For each stream, what its SDP m= line needs besides port and transport. */
+  media: Array<{ media: 'video' | 'audio' | 'application'; pt: number; encodingName: string; clockRate: number }>;
+}
+
+/**
+ * Several RTP streams on one transport (one UDP port, one TCP connection): each stream is payloaded with its own
+ * payload type and SSRC, and an rtpfunnel merges them. A receiver tells them apart by payload type. Every stream
+ * must have a known codec (an RTP mapping); callers validate that first.
+ */
+export function rtpBundle(ctx: ComposeContext, streams: OutputStream[]): RtpBundle {
+  const funnel = ctx.name('rtpbundle');
+  const chains: string[] = [];
+  const media: RtpBundle['media'] = [];
+  streams.forEach((s, i) => {
+    const codec = s.codec;
+    if (!codec) throw new Error('an RTP output needs a known codec for every stream');
+    const pt = FIRST_DYNAMIC_PT + i;
+    chains.push(`queue ! ${codec.rtp.payloader(ctx, ctx.name('pay'), pt)} ! ${funnel}.`);
+    media.push({ media: s.media === 'klv' ? 'application' : s.media, pt, encodingName: codec.rtp.encodingName, clockRate: codec.rtp.clockRate });
+  });
+  return { funnel: element('rtpfunnel', { name: funnel }), chains, media };
+}
