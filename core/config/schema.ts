@@ -16,6 +16,8 @@ export interface Config {
   startTimeoutMs: number;
   stopTimeoutMs: number;
   bodyLimit: number;
+  /** SSE keepalive comment interval (the spec's 30 s; shorter only for tests). */
+  sseKeepaliveMs: number;
   /** Where ALSA's proc files are read (audio device discovery); tests point it at fixture trees. */
   procAsoundRoot: string;
 }
