@@ -2,11 +2,29 @@
  * The one serializer for values that go into a GStreamer pipeline description. Every user-supplied string
  * passes through gstString: GStreamer's parser reads a double-quoted value literally once `"` and `\` are
  * escaped, so `!`, spaces, newlines and `name=` tricks stay inside the value. NUL cannot be carried by a C
- * string at all, so it is refused here as a last line of defence (validation refuses it earlier).
+ * string at all, so it is refused here as a last line of defence (validation refuses it earlier). Each value is
+ * parsed back as exactly itself: test/security/quote.test.ts checks that against the real parser.
  */
 export function gstString(value: string): string {
   if (value.includes('\0')) throw new Error('a pipeline value cannot contain NUL');
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  const text = value.startsWith('"') || value === 'NULL' ? gstSerialized(value) : value;
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * After the parser strips the outer quotes, a string property's deserializer still reads two forms specially:
+ * `NULL` becomes no value, and a value that begins and ends with `"` is unwrapped as GStreamer's own serialized
+ * string (where a lone `"` fails to parse). Such values are therefore sent in that serialized form
+ * (gst_string_wrap's: plain ASCII as is, every other UTF-8 byte as a `\ooo` octal escape), which the
+ * deserializer turns back into exactly the original text.
+ */
+function gstSerialized(value: string): string {
+  let out = '"';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9_+\-/:.]/.test(c) ? c : `\\${byte.toString(8).padStart(3, '0')}`;
+  }
+  return `${out}"`;
 }
 
 /** A number property; refuses anything that is not a finite number so no text can slip through. */
