@@ -21,15 +21,18 @@ import { PipelineEvents } from './events/pipeline-events';
 import { authRoutes } from './http/routes/auth';
 import { deviceRoutes } from './http/routes/devices';
 import { healthRoutes } from './http/routes/health';
+import { licenceRoutes } from './http/routes/licence';
 import { pipelineRoutes } from './http/routes/pipelines';
 import { settingsRoutes } from './http/routes/settings';
 import { webhookRoutes } from './http/routes/webhooks';
 import { buildServer } from './http/server';
 import { loadOrCreateTls } from './http/tls';
 import { unrestricted, type LicenceGate } from './licence/gate';
+import { loadLicence } from './licence/licence';
 import { createLogger } from './log/logger';
 import { projectRoot } from './paths';
 import { PipelineManager } from './pipeline/manager';
+import { loadVendorPlugins } from './plugins/loader';
 import { PluginRegistry } from './plugins/registry';
 import { defaultSettings, SETTINGS_TOKEN, SettingsService } from './settings';
 import { JsonStore, type Store } from './store/json-store';
@@ -65,10 +68,18 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   container.register(TOKENS.Store, { useValue: new JsonStore(config.dataDir) });
   const registry = new PluginRegistry();
   for (const plugin of builtinPlugins) registry.register(plugin, 'builtin');
+  for (const { plugin, dir } of config.pluginsDir ? loadVendorPlugins(config.pluginsDir) : []) {
+    registry.register(plugin, 'vendor');
+    log.info({ plugin: plugin.name, kind: plugin.kind, version: plugin.version, dir }, 'vendor plugin loaded');
+  }
   container.register(TOKENS.PluginRegistry, { useValue: registry });
   container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? processHostFactory });
   container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
-  container.register(TOKENS.LicenceGate, { useValue: unrestricted });
+  // No --licence at all is the unrestricted default; a configured one that fails to verify grants nothing.
+  const licence = config.licence ? loadLicence(config.licence, config.licenceKey) : unrestricted;
+  const licenceProblem = licence.problem?.();
+  if (licenceProblem) log.error({ licence: config.licence }, `${licenceProblem}: nothing will encode`);
+  container.register(TOKENS.LicenceGate, { useValue: licence });
   const settings = new SettingsService(container.resolve<Store>(TOKENS.Store), log.child({ component: 'settings' }), defaultSettings(config.logLevel));
   container.register(SETTINGS_TOKEN, { useValue: settings });
   // The settings apply without a restart: the log level at once (pino children follow their parent), the RTSP
@@ -103,6 +114,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   authRoutes(app, { auth, trustedProxies: config.trustedProxies });
   let closing = false;
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), closing: () => closing });
+  licenceRoutes(app, licence);
   pipelineRoutes(app, manager, events, config.sseKeepaliveMs);
   settingsRoutes(app, settings);
   const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));

@@ -114,12 +114,12 @@ export function claimsFromElements(elements: readonly ElementInfo[]): Claim[] {
         }
         break;
       case 'v4l2src':
-        if (p.device) claims.push({ resource: 'camera', key: p.device, label: `V4L2 camera ${p.device}`, exclusiveWithinPipeline: true });
+        if (p.device) claims.push({ resource: 'camera', key: p.device, label: `camera ${p.device}`, exclusiveWithinPipeline: true });
         break;
       case 'tcpserversink': {
         const port = num(p.port);
         // Port 0 asks the kernel for any free port: nothing to conflict on.
-        if (port) claims.push({ resource: 'port', key: String(port), label: `TCP port ${port}` });
+        if (port) claims.push({ resource: 'port', key: `tcp:${port}`, label: `TCP port ${port}` });
         break;
       }
       default:

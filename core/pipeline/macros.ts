@@ -85,11 +85,17 @@ export function scanMacros(text: string): { uses: MacroUse[]; errors: string[] }
       attrs[m[1]] = m[3] ?? m[4] ?? m[5];
       i += m[0].length;
     }
-    const end = problem ? Math.max(i, start + OPEN.length) : i;
-    const written = text.slice(start, end);
-    if (problem) errors.push(`raw_pipeline macro ${label(written)} ${problem}`);
-    else uses.push({ tag, text: written, start, end, attrs });
-    from = end;
+    if (problem) {
+      // Name the macro as far as it goes (to its '>' when it has one) and go on after it.
+      const close = text.indexOf('>', start);
+      const next = text.indexOf(OPEN, start + 1);
+      const end = close >= 0 && (next < 0 || close < next) ? close + 1 : next >= 0 ? next : text.length;
+      errors.push(`raw_pipeline macro ${label(text.slice(start, end).trim())}: ${problem}`);
+      from = end;
+      continue;
+    }
+    uses.push({ tag, text: text.slice(start, i), start, end: i, attrs });
+    from = i;
   }
   return { uses, errors };
 }
