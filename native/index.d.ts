@@ -83,18 +83,32 @@ export interface RtspFeed {
 }
 
 export declare class RtspServer {
-  /** One GstRTSPServer bound to host:port, attached to the addon's main loop. Throws NG_ERR_RTSP if it cannot bind. */
+  /**
+   * One GstRTSPServer bound to host:port, attached to the addon's main loop. Throws NG_ERR_RTSP if it cannot bind.
+   * Events arrive on the JS thread until close(); none after it. A server alone does not keep Node running.
+   */
   constructor(host: string, port: number, onEvent: (ev: RtspEvent) => void);
   /** The actual bound port (useful with port 0). */
   readonly port: number;
-  /** On-demand: a shared launch factory; the media is built at the first client and torn down after the last. */
+  /**
+   * On-demand: a shared launch factory; the media is built at the first client and torn down after the last.
+   * A keyframe is requested upstream of each payloader when a client plays. Throws NG_ERR_PARSE for a bad launch
+   * line, NG_ERR_RTSP when path is mounted already, NG_ERR_ARG when path does not start with '/'.
+   */
   mountLaunch(path: string, launch: string): void;
-  /** Always running: the producer pipeline runs on its own; each feed's appsink pushes into the mount's appsrc. A keyframe is requested upstream of each appsink when a client plays. */
+  /**
+   * Always running: the producer pipeline runs on its own; each feed's appsink pushes into the mount's appsrc
+   * (feed0, feed1, ...). A keyframe is requested upstream of each appsink when a media starts and when a client
+   * plays. The appsinks become the feed's (max-buffers=2 drop=true sync=false) until unmount/close: NG_ERR_ARG
+   * if one is missing, not an appsink, watched by watchSink or used by another feed.
+   */
   mountFeed(path: string, producer: Pipeline, feeds: RtspFeed[]): void;
+  /** New clients get 404; sessions already playing keep their media, but a feed stops delivering to it. */
   unmount(path: string): void;
   clientCount(): number;
   /** Session-pool cleanup runs every few seconds on its own; this runs it now and returns how many were removed. */
   cleanupSessions(): number;
+  /** Closes every client and session, stops listening, frees the mounts. Idempotent; later calls throw NG_ERR_DESTROYED. */
   close(): void;
 }
 
