@@ -162,3 +162,24 @@ export function h264Body(id: string, outputUri: string, extra: Record<string, un
     ...extra,
   };
 }
+
+/** The engine host pid of each pipeline id, from the service's children. */
+export async function hostPidsByPipeline(servicePid: number): Promise<Map<string, number>> {
+  const r = await run('ps', ['-o', 'pid=,args=', '--ppid', String(servicePid)]);
+  const out = new Map<string, number>();
+  for (const line of r.stdout.split('\n')) {
+    const m = /^\s*(\d+)\s+.*--pipeline (\S+)/.exec(line);
+    if (m) out.set(m[2], Number(m[1]));
+  }
+  return out;
+}
+
+/** Receives UDP datagrams on 127.0.0.1:port into an array with arrival times. */
+export async function udpReceiver(port: number) {
+  const { createSocket } = await import('node:dgram');
+  const sock = createSocket('udp4');
+  const packets: Array<{ at: number; data: Buffer }> = [];
+  sock.on('message', (data) => packets.push({ at: Date.now(), data }));
+  await new Promise<void>((r) => sock.bind(port, '127.0.0.1', () => r()));
+  return { packets, close: () => sock.close() };
+}
