@@ -67,9 +67,11 @@ export function filePath(uri: string): string | null {
   return uri.startsWith('/') ? uri : null;
 }
 
+/** null when undecodable or when it decodes to NUL (%00): no path can hold one, and the serializer refuses it. */
 function decodeURIComponentSafe(text: string): string | null {
   try {
-    return decodeURIComponent(text);
+    const decoded = decodeURIComponent(text);
+    return decoded.includes('\0') ? null : decoded;
   } catch {
     return null;
   }
