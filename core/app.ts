@@ -23,6 +23,7 @@ import { deviceRoutes } from './http/routes/devices';
 import { healthRoutes } from './http/routes/health';
 import { licenceRoutes } from './http/routes/licence';
 import { pipelineRoutes } from './http/routes/pipelines';
+import { sdpRoutes } from './http/routes/sdp';
 import { settingsRoutes } from './http/routes/settings';
 import { webhookRoutes } from './http/routes/webhooks';
 import { buildServer } from './http/server';
@@ -112,10 +113,11 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   // Registered before every route: the gate covers all of them, SSE streams included.
   app.addHook('onRequest', authGuard(auth));
   authRoutes(app, { auth, trustedProxies: config.trustedProxies });
-  let closing = false;
-  healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), closing: () => closing });
+  let phase: 'starting' | 'ready' | 'stopping' = 'starting';
+  healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), phase: () => phase });
   licenceRoutes(app, licence);
   pipelineRoutes(app, manager, events, config.sseKeepaliveMs);
+  sdpRoutes(app, manager, registry);
   settingsRoutes(app, settings);
   const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));
   const dispatcher = new WebhookDispatcher(webhooks, log.child({ component: 'webhooks' }));
@@ -133,9 +135,10 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
       await app.listen({ port: config.port, host: config.host });
       devices.start();
       await manager.restore();
+      phase = 'ready';
     },
     async close() {
-      closing = true;
+      phase = 'stopping';
       await manager.shutdown();
       devices.stop();
       // pipeline.stopped for the pipelines just stopped still goes out (each delivery ends within 5 s).

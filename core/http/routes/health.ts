@@ -9,21 +9,23 @@ export interface HealthDeps {
   version: string;
   gstreamer: () => string;
   startedAt: number;
-  closing: () => boolean;
+  /** 'starting' until stored pipelines are restored, 'stopping' after SIGTERM. */
+  phase: () => 'starting' | 'ready' | 'stopping';
 }
 
 export function healthRoutes(app: FastifyInstance, deps: HealthDeps): void {
   app.get('/svc/health', async () => {
     const counts = deps.manager.counts();
     return {
-      status: deps.closing() ? 'stopping' : 'ok',
+      status: deps.phase() === 'ready' ? 'ok' : deps.phase(),
       engine: { status: 'ok', gstreamer: deps.gstreamer(), pipelines: counts.pipelines, playing: counts.playing, hosts: counts.hosts },
       uptime_s: Math.round((Date.now() - deps.startedAt) / 1000),
     };
   });
 
   app.get('/svc/healthz', async (_req, reply) => {
-    if (deps.closing()) return reply.code(503).send({ status: 'stopping' });
+    // Ready means stored pipelines are back (auto_start ones playing): orchestrators wait for that.
+    if (deps.phase() !== 'ready') return reply.code(503).send({ status: deps.phase() });
     return { status: 'ok' };
   });
 
