@@ -71,8 +71,21 @@ static void emit(ng_pipeline *p, ng_msg *m) {
   if (!queued) msg_free(m);
 }
 
+static gboolean recalculate_latency(gpointer bin) {
+  gst_bin_recalculate_latency(bin);
+  return G_SOURCE_REMOVE;
+}
+
 static GstBusSyncReply on_bus(GstBus *bus, GstMessage *message, gpointer data) {
   ng_pipeline *p = data;
+  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_LATENCY) {
+    /* What gst-launch does on this message; not from a streaming thread, which may hold locks the query needs. */
+    GstObject *top = gst_object_ref(GST_MESSAGE_SRC(message)), *parent;
+    while ((parent = gst_object_get_parent(top))) { gst_object_unref(top); top = parent; }
+    if (GST_IS_BIN(top)) g_main_context_invoke_full(ng_main_context(), G_PRIORITY_DEFAULT, recalculate_latency, top, gst_object_unref);
+    else gst_object_unref(top);
+    return GST_BUS_DROP;
+  }
   ng_msg *m = g_new0(ng_msg, 1);
   m->source = g_strdup(GST_MESSAGE_SRC_NAME(message));
   switch (GST_MESSAGE_TYPE(message)) {
@@ -259,6 +272,7 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
   NG_ARGC_AT_LEAST(2);
   NG_STRING_AUTO(description, argv[0]);
   NG_TYPE_ASSERT(argv[1], napi_function, "onMessage must be a function");
+  if (!ng_main_context()) NG_THROW("NG_ERR_INIT", "call init() first");
   GError *err = NULL;
   /* FATAL_ERRORS: a missing element or an unlinkable pair is an error, not a half-built pipeline. */
   GstElement *parsed = gst_parse_launch_full(description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);

@@ -231,6 +231,7 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   NG_STRING_AUTO(host, argv[0]);
   NG_INT64(port, argv[1]);
   NG_TYPE_ASSERT(argv[2], napi_function, "onEvent must be a function");
+  if (!ng_main_context()) NG_THROW("NG_ERR_INIT", "call init() first");
   if (port < 0 || port > 65535) NG_THROW("NG_ERR_ARG", "port must be 0..65535");
 
   GstRTSPServer *server = gst_rtsp_server_new();

@@ -355,6 +355,16 @@ describe('process lifetime (child processes)', () => {
     expect(r.stdout.trim()).toBe('collected 11');
   });
 
+  it('throws NG_ERR_INIT before init()', () => {
+    const r = run(`
+      const n = require(${JSON.stringify(nativeDir)});
+      for (const f of [() => new n.Pipeline('fakesink', () => {}), () => new n.RtspServer('127.0.0.1', 0, () => {})]) {
+        try { f(); console.log('no error'); } catch (e) { console.log(e.code); }
+      }
+    `);
+    expect(r.stdout.trim().split('\n')).toEqual(['NG_ERR_INIT', 'NG_ERR_INIT']);
+  });
+
   it('a live pipeline alone does not keep Node running', () => {
     const started = Date.now();
     const r = run(`
