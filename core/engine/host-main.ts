@@ -18,6 +18,9 @@ let pipeline: Pipeline | null = null;
 let rtsp: RtspServer | null = null;
 let lastError: string | null = null;
 let eosWaiter: (() => void) | null = null;
+/** The source is a file that loops: at end-of-stream the pipeline starts again from the beginning. */
+let loopOnEos = false;
+const LOOP_STATE_TIMEOUT_MS = 15000;
 
 function send(msg: object): void {
   if (process.connected) process.send?.(msg);
@@ -47,6 +50,7 @@ function onBus(msg: BusMessage): void {
       break;
     case 'eos':
       if (eosWaiter) eosWaiter();
+      else if (loopOnEos && pipeline) enqueue(restartAtEnd(pipeline));
       emit({ event: 'eos' });
       break;
     case 'sample':
@@ -56,6 +60,23 @@ function onBus(msg: BusMessage): void {
       emit({ event: 'element', source: msg.source, name: msg.name, fields: msg.fields });
       break;
   }
+}
+
+/**
+ * A looping file source reached its end. Going through NULL resets every element (the file is read again, the
+ * encoder starts with a keyframe) while the Pipeline object, and so an RTSP feed mounted on it, stays. The 1.22
+ * addon has no seek, and a NULL → PLAYING cycle is also what recovers demuxers that dislike a rewind.
+ */
+function restartAtEnd(p: Pipeline): () => Promise<void> {
+  return async () => {
+    if (pipeline !== p) return;
+    try {
+      await p.setState('null', LOOP_STATE_TIMEOUT_MS);
+      await p.setState('playing', LOOP_STATE_TIMEOUT_MS);
+    } catch (err) {
+      emit({ event: 'error', message: `the file source could not start again: ${(err as Error).message}`, source: 'loop', debug: '' });
+    }
+  };
 }
 
 function teardown(): void {
@@ -76,6 +97,7 @@ function startRtsp(service: RtspService, producer: Pipeline | null): void {
 async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
   teardown();
   lastError = null;
+  loopOnEos = Boolean(cmd.loopOnEos);
   if (cmd.rtsp?.mode === 'launch') {
     // On demand: nothing runs until a client arrives; the RTSP server builds the media then.
     startRtsp(cmd.rtsp, null);
@@ -143,8 +165,11 @@ async function handle(cmd: HostCommand): Promise<unknown> {
 
 // One command at a time: the core serialises per pipeline, and this queue keeps the host honest too.
 let queue: Promise<void> = Promise.resolve();
+function enqueue(job: () => Promise<void>): void {
+  queue = queue.then(job);
+}
 process.on('message', (req: HostRequest) => {
-  queue = queue.then(async () => {
+  enqueue(async () => {
     try {
       const result = await handle(req.cmd);
       send({ id: req.id, ok: true, result });

@@ -21,13 +21,18 @@ export interface ComposedPipeline {
   encoderElement?: string;
   /** Licence features this pipeline uses when it encodes. */
   features: string[];
+  /** The output's session description, when it is RTP (served at GET /svc/pipeline/{id}/sdp). */
+  sdp?: string;
+  /** The source ends and loops: the engine host starts the pipeline again at end-of-stream. */
+  loopOnEos?: boolean;
 }
 
-export function composeContext(pipelineId: string, settings: ComposeSettings): ComposeContext {
+export function composeContext(pipelineId: string, settings: ComposeSettings, encodedVideoCaps: readonly string[] = []): ComposeContext {
   const used = new Map<string, number>();
   return {
     pipelineId,
     settings,
+    encodedVideoCaps,
     name(role: string) {
       const n = (used.get(role) ?? 0) + 1;
       used.set(role, n);
@@ -40,7 +45,7 @@ export class ComposeError extends Error {}
 
 /** Simple mode: source → (normalise → encode) → output. */
 export function composeSimple(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
-  const ctx = composeContext(def.id, settings);
+  const ctx = composeContext(def.id, settings, registry.codecs('video').map((c) => c.caps));
   const source = def.source && registry.source(def.source.uri);
   const output = def.output && registry.output(def.output.uri);
   if (!def.source || !source) throw new ComposeError('no source plugin accepts source.uri');
@@ -72,7 +77,9 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   const description = parts.join(' ');
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
-  return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features };
+  // A looping source recorded to a file is transcoded once: restarting would truncate the recording.
+  const loopOnEos = Boolean(sf.loop) && !of.finaliseWithEos;
+  return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, loopOnEos };
 }
 
 /** Any mode: advanced descriptions come from advanced.ts (macro expansion), the rest from the plugins' fragments. */

@@ -54,7 +54,9 @@ function addrType(address: string): 'IP4' | 'IP6' {
 export function buildSdp(s: SdpSession): string {
   const type = addrType(s.address);
   const ttl = type === 'IP4' && isMulticast(s.address) ? `/${s.ttl ?? 1}` : '';
-  const origin = s.address === '0.0.0.0' || isMulticast(s.address) ? (type === 'IP4' ? '127.0.0.1' : '::1') : s.address;
+  // o= names the originating host; the appliance's own addresses are not known to a pure function, and the
+  // loopback address is a valid, stable stand-in that receivers ignore.
+  const origin = type === 'IP4' ? '127.0.0.1' : '::1';
   const lines = [
     'v=0',
     `o=- ${sessionId(s.name)} 1 IN ${type} ${origin}`,

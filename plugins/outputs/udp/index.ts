@@ -1,8 +1,13 @@
 /**
- * UDP unicast and multicast. Codecs that fit MPEG-TS go as TS in 7×188-byte datagrams (the STANAG 4609
- * habit); multicast is sent on the interface named by network_interface or inline as udp://iface@group:port.
+ * UDP unicast and multicast. Codecs that fit MPEG-TS (H.264, H.265) go as TS in 7×188-byte datagrams (the
+ * STANAG 4609 habit); a codec with no TS mapping that players read (AV1) goes as an RTP bundle on the one port:
+ * each stream its own payload type (video 96, then audio 97, …) merged by an rtpfunnel, described by the SDP at
+ * GET /svc/pipeline/{id}/sdp. Multicast is sent on the interface named by network_interface or inline as
+ * udp://iface@group:port, with TTL 1 (the appliance's segment).
  */
-import { definePlugin, element, isMulticast, parseHostPort, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+
+const MULTICAST_TTL = 1;
 
 function target(output: OutputSpec) {
   const hp = parseHostPort(output.uri, 'udp');
@@ -14,20 +19,17 @@ function target(output: OutputSpec) {
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'udp',
-  version: '1.0.0',
-  description: 'UDP unicast and multicast (MPEG-TS)',
+  version: '1.1.0',
+  description: 'UDP unicast and multicast (MPEG-TS; RTP bundle for AV1)',
   supportsOnDemand: false,
   accepts: (uri) => uri.startsWith('udp://'),
-  validate(output, _pipeline, codec) {
+  validate(output) {
     const t = target(output);
     if (!t) return ['output.uri must be udp://host:port or udp://iface@group:port'];
     const errors: string[] = [];
     if (t.iface && !/^[a-zA-Z0-9_.:-]{1,15}$/.test(t.iface)) errors.push('output.network_interface must be an interface name');
     if (output.network_interface && t.iface && !t.multicast) {
       errors.push('output.network_interface is used only with a multicast group');
-    }
-    if (codec && !codec.containers.includes('mpegts')) {
-      errors.push(`output.uri: ${codec.codec} cannot be sent as MPEG-TS over UDP`);
     }
     return errors;
   },
@@ -40,13 +42,25 @@ export default definePlugin<OutputPlugin>({
   },
   fragment(output, streams, ctx) {
     const t = target(output)!;
-    const mux = ctx.name('mux');
     const sink = element('udpsink', {
       name: ctx.name('udpsink'),
       host: t.host,
       port: t.port,
-      ...(t.multicast ? { 'auto-multicast': true, 'multicast-iface': t.iface, 'ttl-mc': 1 } : {}),
+      ...(t.multicast ? { 'auto-multicast': true, 'multicast-iface': t.iface, 'ttl-mc': MULTICAST_TTL } : {}),
     });
+    // An unknown passthrough codec is remuxed into TS; only a known codec without a TS mapping goes as RTP.
+    const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
+    if (rtp) {
+      const bundle = rtpBundle(ctx, streams);
+      const sdp = buildSdp({
+        name: ctx.pipelineId,
+        address: t.host,
+        ttl: MULTICAST_TTL,
+        media: bundle.media.map((m) => ({ ...m, port: t.port, proto: 'RTP/AVP' as const })),
+      });
+      return { shared: `${bundle.funnel} ! ${sink}`, streams: bundle.chains, sdp };
+    }
+    const mux = ctx.name('mux');
     return {
       shared: `${element('mpegtsmux', { name: mux, alignment: 7 })} ! ${sink}`,
       streams: streams.map(() => `queue ! ${mux}.`),

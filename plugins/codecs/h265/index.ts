@@ -1,0 +1,53 @@
+/**
+ * H.265 with x265enc. `format=I420` goes in front so x265 encodes Main 8-bit 4:2:0, which every decoder plays.
+ * Only the bitrate changes live, and x265 has no reconfig: x265enc shuts the encoder down and re-creates it,
+ * so a live bitrate change costs a keyframe and a short burst (dataplane-findings §7.2). That is still better
+ * than a pipeline rebuild, which interrupts every receiver.
+ */
+import { caps, definePlugin, element, gstInt, type CodecPlugin } from '../../../core/sdk';
+
+// quality 1 (fastest) … 10 (best) onto x265's presets; x265 is about 3× x264's cost, so the top stays at "fast".
+const PRESETS = ['ultrafast', 'ultrafast', 'ultrafast', 'superfast', 'superfast', 'veryfast', 'veryfast', 'faster', 'fast', 'fast'];
+
+function x265(name: string, bitrate: number, preset: string, keyIntMax?: number): string {
+  return [
+    caps('video/x-raw', { format: 'I420' }),
+    element('x265enc', { name, bitrate, tune: 'zerolatency', 'speed-preset': preset, 'key-int-max': keyIntMax }),
+    caps('video/x-h265', { profile: 'main' }),
+    // x265 writes VPS/SPS/PPS once; repeating them at each keyframe lets late joiners (TCP, UDP, TS) decode.
+    element('h265parse', { 'config-interval': -1 }),
+  ].join(' ! ');
+}
+
+export default definePlugin<CodecPlugin>({
+  kind: 'codec',
+  name: 'h265',
+  version: '1.0.0',
+  description: 'H.265 / HEVC video (x265enc)',
+  codec: 'h265',
+  media: 'video',
+  licenceFeature: 'h265',
+  caps: 'video/x-h265',
+  parser: 'h265parse',
+  containers: ['mpegts', 'matroska', 'mp4'],
+  liveParams: ['bitrate'],
+  rtp: {
+    encodingName: 'H265',
+    clockRate: 90000,
+    payloader: (_ctx, name, pt) => `h265parse ! ${element('rtph265pay', { name, pt, 'config-interval': -1 })}`,
+    depayloader: () => 'rtph265depay ! h265parse',
+  },
+  encoder(encoding, ctx) {
+    const name = ctx.name('venc');
+    // A keyframe every 2 s at most, so joiners of a live stream wait little.
+    const description = x265(name, encoding.bitrate, PRESETS[encoding.quality - 1] ?? 'veryfast', Math.max(1, encoding.fps * 2));
+    return { description, element: name };
+  },
+  liveChange: (param, value, elementName) =>
+    param === 'bitrate' ? [{ element: elementName, property: 'bitrate', value: Number(gstInt(value)) }] : [],
+  macro: {
+    tag: 'h265',
+    attributes: { bitrate: { min: 5, max: 5000, default: 500 } },
+    expand: (attrs, ctx) => x265(ctx.name('h265'), attrs.bitrate, 'veryfast', 60),
+  },
+});

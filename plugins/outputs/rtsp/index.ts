@@ -1,0 +1,83 @@
+/**
+ * Local RTSP server: rtsp://0.0.0.0:<port>/<name> (or 127.0.0.1, or a host address to bind), served by the
+ * addon's GstRTSPServer in the pipeline's engine host. Many clients share one running pipeline.
+ * - Always running: the pipeline ends in one appsink per stream (rtsp_feed0, …); the mount's own small pipeline
+ *   takes the samples through an appsrc into the codec's payloader (pay0, …). A keyframe is requested when a
+ *   client plays (AV1 on 1.22 ignores it: its keyframe distance is kept ≤ 2 s instead).
+ * - On demand: the whole pipeline is the mount's launch line, ending in the payloaders; the server builds it at
+ *   the first client and tears it down after the last.
+ * The port is the same resource a listening TCP output claims.
+ */
+import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+
+const DEFAULT_PORT = 554;
+
+export function rtspTarget(uri: string): { host: string; port: number; path: string } | null {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'rtsp:' || !u.hostname || u.username || u.password || u.search || u.hash) return null;
+  const path = u.pathname;
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) return null;
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { host, port: u.port ? Number(u.port) : DEFAULT_PORT, path };
+}
+
+export default definePlugin<OutputPlugin>({
+  kind: 'output',
+  name: 'rtsp',
+  version: '1.0.0',
+  description: 'Local RTSP server (always running or on demand)',
+  supportsOnDemand: true,
+  accepts: (uri) => uri.startsWith('rtsp://'),
+  validate(output, pipeline, codec) {
+    const errors: string[] = [];
+    if (!rtspTarget(output.uri)) errors.push('output.uri must be rtsp://0.0.0.0:<port>/<name>');
+    if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
+    if (!codec && !pipeline.encoding) {
+      errors.push('output.uri: a local RTSP output re-payloads the stream and must know its codec; set encoding for this source');
+    }
+    return errors;
+  },
+  claims(output) {
+    const t = rtspTarget(output.uri);
+    return t ? [{ resource: 'port', key: `tcp:${t.port}`, label: `TCP port ${t.port} (RTSP)` }] : [];
+  },
+  fragment(output, streams, ctx, { onDemand }) {
+    const t = rtspTarget(output.uri)!;
+    const codecs = streams.map((s) => {
+      if (!s.codec) throw new Error('a local RTSP output needs a known codec for every stream');
+      return s.codec;
+    });
+    const payloader = (i: number) => codecs[i].rtp.payloader(ctx, `pay${i}`, FIRST_DYNAMIC_PT + i);
+    const sdp = buildSdp({
+      name: ctx.pipelineId,
+      address: t.host,
+      attributes: ['range:npt=now-', 'control:*'],
+      media: streams.map((s, i) => ({
+        media: s.media === 'klv' ? 'application' as const : s.media,
+        port: 0,
+        proto: 'RTP/AVP' as const,
+        pt: FIRST_DYNAMIC_PT + i,
+        encodingName: codecs[i].rtp.encodingName,
+        clockRate: codecs[i].rtp.clockRate,
+        attributes: [`control:stream=${i}`],
+      })),
+    });
+    const base = { host: t.host, port: t.port, path: t.path };
+    if (onDemand) {
+      // The core wraps the whole description as the launch line; it must end in the payloaders.
+      return { shared: '', streams: streams.map((_, i) => `queue ! ${payloader(i)}`), rtsp: { mode: 'launch', ...base, launch: '' }, sdp };
+    }
+    const feeds = streams.map((_, i) => ({ appsink: `rtsp_feed${i}`, launch: payloader(i) }));
+    return {
+      shared: '',
+      streams: feeds.map((f) => `queue ! ${element('appsink', { name: f.appsink })}`),
+      rtsp: { mode: 'feed', ...base, feeds },
+      sdp,
+    };
+  },
+});

@@ -1,0 +1,61 @@
+/**
+ * TCP: tcp://0.0.0.0:port (or [::]) listens and serves every client that connects; tcp://host:port connects out
+ * to a receiver that listens. H.264/H.265 go as MPEG-TS; AV1 goes as its RTP bundle with RFC 4571 framing
+ * (rtpstreampay: a 16-bit length before each packet), described by the SDP at GET /svc/pipeline/{id}/sdp.
+ * A listening port is the same resource as a local RTSP server's port, so the two conflict.
+ */
+import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+
+const ANY = new Set(['0.0.0.0', '::']);
+
+function target(output: OutputSpec) {
+  const hp = parseHostPort(output.uri, 'tcp');
+  if (!hp || hp.iface) return null;
+  return { ...hp, listen: ANY.has(hp.host) };
+}
+
+export default definePlugin<OutputPlugin>({
+  kind: 'output',
+  name: 'tcp',
+  version: '1.0.0',
+  description: 'TCP server or client (MPEG-TS; RFC 4571 RTP for AV1)',
+  supportsOnDemand: false,
+  accepts: (uri) => uri.startsWith('tcp://'),
+  validate(output) {
+    const errors: string[] = [];
+    if (!target(output)) errors.push('output.uri must be tcp://0.0.0.0:port (listen) or tcp://host:port (connect)');
+    if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
+    return errors;
+  },
+  claims(output) {
+    const t = target(output);
+    return t?.listen ? [{ resource: 'port', key: `tcp:${t.port}`, label: `TCP port ${t.port}` }] : [];
+  },
+  fragment(output, streams, ctx) {
+    const t = target(output)!;
+    const sink = t.listen
+      ? element('tcpserversink', { name: ctx.name('tcpsink'), host: t.host, port: t.port })
+      : element('tcpclientsink', { name: ctx.name('tcpsink'), host: t.host, port: t.port });
+    const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
+    if (rtp) {
+      const bundle = rtpBundle(ctx, streams);
+      const sdp = buildSdp({
+        name: ctx.pipelineId,
+        address: t.host,
+        media: bundle.media.map((m) => ({
+          ...m,
+          port: t.port,
+          proto: 'TCP/RTP/AVP' as const,
+          // RFC 4145: who opens the connection.
+          attributes: [`setup:${t.listen ? 'passive' : 'active'}`, 'connection:new'],
+        })),
+      });
+      return { shared: `${bundle.funnel} ! rtpstreampay ! ${sink}`, streams: bundle.chains, sdp };
+    }
+    const mux = ctx.name('mux');
+    return {
+      shared: `${element('mpegtsmux', { name: mux, alignment: 7 })} ! ${sink}`,
+      streams: streams.map(() => `queue ! ${mux}.`),
+    };
+  },
+});

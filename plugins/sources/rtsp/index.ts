@@ -1,0 +1,35 @@
+/**
+ * rtsp://… (and rtsps://…) through rtspsrc. latency_ms sets the jitter buffer; without it the service-wide
+ * RTSP latency setting applies. Only the video stream is taken (a capsfilter on media=video). A network source
+ * is shared freely: it claims nothing.
+ */
+import { caps, definePlugin, element, videoTail, type SourcePlugin } from '../../../core/sdk';
+
+function valid(uri: string): boolean {
+  try {
+    const u = new URL(uri);
+    return (u.protocol === 'rtsp:' || u.protocol === 'rtsps:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export default definePlugin<SourcePlugin>({
+  kind: 'source',
+  name: 'rtsp',
+  version: '1.0.0',
+  description: 'RTSP client source (rtspsrc)',
+  producesRawOnly: false,
+  mayCarryAudio: true,
+  accepts: (uri) => /^rtsps?:\/\//i.test(uri),
+  validate: (source) => (valid(source.uri) ? [] : ['source.uri must be rtsp://host[:port]/path']),
+  claims: () => [],
+  fragment(source, ctx, { decode }) {
+    const src = element('rtspsrc', {
+      name: ctx.name('src'),
+      location: source.uri,
+      latency: source.latency_ms ?? ctx.settings.rtspLatencyMs,
+    });
+    return { description: `${src} ! ${caps('application/x-rtp', { media: 'video' })} ! ${videoTail(ctx, decode)}`, kind: decode ? 'raw' : 'encoded', codec: null };
+  },
+});

@@ -1,0 +1,38 @@
+/**
+ * udp://host:port and udp://iface@group:port: MPEG-TS over UDP (the STANAG 4609 habit), unicast or multicast.
+ * For a multicast group the socket joins on the interface named inline; for unicast the host is the local address
+ * to listen on (0.0.0.0 for any). A network source is shared freely: it claims nothing (two pipelines may listen to
+ * one multicast group; reuse is on).
+ */
+import { caps, definePlugin, element, isMulticast, parseHostPort, videoTail, type SourcePlugin } from '../../../core/sdk';
+
+export default definePlugin<SourcePlugin>({
+  kind: 'source',
+  name: 'udp',
+  version: '1.0.0',
+  description: 'MPEG-TS over UDP unicast or multicast (udpsrc)',
+  producesRawOnly: false,
+  mayCarryAudio: true,
+  accepts: (uri) => uri.startsWith('udp://'),
+  validate(source) {
+    const hp = parseHostPort(source.uri, 'udp');
+    if (!hp) return ['source.uri must be udp://host:port or udp://iface@group:port'];
+    if (hp.iface && !isMulticast(hp.host)) return ['source.uri names an interface, which is used only with a multicast group'];
+    return [];
+  },
+  claims: () => [],
+  fragment(source, ctx, { decode }) {
+    const hp = parseHostPort(source.uri, 'udp')!;
+    const src = element('udpsrc', {
+      name: ctx.name('src'),
+      address: hp.host,
+      port: hp.port,
+      'multicast-iface': hp.iface,
+      'reuse': true,
+      // Bursts of a few Mbit/s overflow the kernel's default receive buffer.
+      'buffer-size': 2 * 1024 * 1024,
+    });
+    const ts = caps('video/mpegts', { systemstream: 'true', packetsize: 188 });
+    return { description: `${src} ! ${ts} ! ${videoTail(ctx, decode)}`, kind: decode ? 'raw' : 'encoded', codec: null };
+  },
+});

@@ -1,0 +1,31 @@
+/**
+ * file:///dev/videoN: a local V4L2 camera. Exclusive: one input of one pipeline at a time (spec create rule 3),
+ * so it claims the device path, also within a pipeline (multiview inputs). Cameras give raw video or MJPEG;
+ * decodebin turns either into raw video, and the pipeline always encodes it.
+ */
+import { caps, definePlugin, element, type SourcePlugin } from '../../../core/sdk';
+
+const DEVICE = /^file:\/\/(\/dev\/video\d{1,3})$/;
+
+export function devicePath(uri: string): string | null {
+  return DEVICE.exec(uri)?.[1] ?? null;
+}
+
+export default definePlugin<SourcePlugin>({
+  kind: 'source',
+  name: 'v4l2',
+  version: '1.0.0',
+  description: 'Local V4L2 camera (v4l2src)',
+  producesRawOnly: true,
+  mayCarryAudio: false,
+  accepts: (uri) => uri.startsWith('file:///dev/video'),
+  validate: (source) => (devicePath(source.uri) ? [] : ['source.uri must be file:///dev/videoN for a camera']),
+  claims(source) {
+    const path = devicePath(source.uri) ?? source.uri;
+    return [{ resource: 'camera', key: path, label: `camera ${path}`, exclusiveWithinPipeline: true }];
+  },
+  fragment(source, ctx) {
+    const src = element('v4l2src', { name: ctx.name('src'), device: devicePath(source.uri)! });
+    return { description: `${src} ! ${element('decodebin', { name: ctx.name('dec') })} ! ${caps('video/x-raw')}`, kind: 'raw' };
+  },
+});
