@@ -21,6 +21,8 @@ export interface WebhookView {
 }
 
 interface StoredWebhook extends WebhookView {
+  /** Registration order: lists keep it, even for webhooks created within the same millisecond. */
+  seq: number;
   /** Absent when the subscriber registered no headers. */
   headers_sealed?: Sealed;
 }
@@ -40,7 +42,7 @@ export class WebhookRegistry {
   }
 
   list(): WebhookView[] {
-    return [...this.hooks.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map(view);
+    return [...this.hooks.values()].sort((a, b) => a.seq - b.seq).map(view);
   }
 
   create(body: unknown): WebhookView {
@@ -51,7 +53,8 @@ export class WebhookRegistry {
       throw new ApiError('WEBHOOK_LIMIT_REACHED', `${MAX_WEBHOOKS} webhooks are already registered; delete one first`);
     }
     const id = randomUUID();
-    const doc: StoredWebhook = { id, url: value.url, events: value.events, created_at: new Date().toISOString() };
+    const seq = Math.max(0, ...[...this.hooks.values()].map((h) => h.seq)) + 1;
+    const doc: StoredWebhook = { id, seq, url: value.url, events: value.events, created_at: new Date().toISOString() };
     if (value.headers && Object.keys(value.headers).length) doc.headers_sealed = this.box.seal(value.headers, id);
     this.store.write(COLLECTION, id, doc);
     this.hooks.set(id, doc);
