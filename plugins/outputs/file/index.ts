@@ -18,6 +18,10 @@ export default definePlugin<OutputPlugin>({
   version: '1.0.0',
   description: 'Recording to a file (.ts, .mkv, .mp4)',
   supportsOnDemand: false,
+  examples: {
+    valid: ['/tmp/encoderd-compliance.mkv', 'file:///tmp/encoderd-compliance.ts', '/tmp/encoderd compliance !"q" name=evil.mp4'],
+    invalid: ['/tmp/encoderd-compliance.avi', '/nonexistent-dir/x.mkv', 'file://relative/x.mkv', '/tmp'],
+  },
   accepts: (uri) => uri.startsWith('/') || uri.startsWith('file://'),
   validate(output, _pipeline, codec) {
     const path = filePath(output.uri);

@@ -20,6 +20,7 @@ export default definePlugin<SourcePlugin>({
   description: 'Test pattern source (videotestsrc)',
   producesRawOnly: true,
   mayCarryAudio: false,
+  examples: { valid: ['test://', 'test://ball', 'test://smpte/'], invalid: ['test://nope', 'test://ball" ! filesink location=/tmp/x'] },
   accepts: (uri) => uri.startsWith('test://'),
   validate(source) {
     const p = pattern(source.uri);
