@@ -31,6 +31,7 @@ export default definePlugin<OutputPlugin>({
   name: 'rtsp',
   version: '1.0.0',
   description: 'Local RTSP server (always running or on demand)',
+  examples: { valid: ['rtsp://0.0.0.0:8554/live', 'rtsp://127.0.0.1:8554/cam/1'], invalid: ['rtsp://0.0.0.0:8554/', 'rtsp://0.0.0.0:8554/a b'] },
   supportsOnDemand: true,
   accepts: (uri) => uri.startsWith('rtsp://'),
   validate(output, pipeline, codec) {
@@ -72,7 +73,7 @@ export default definePlugin<OutputPlugin>({
       // The core wraps the whole description as the launch line; it must end in the payloaders.
       return { shared: '', streams: streams.map((_, i) => `queue ! ${payloader(i)}`), rtsp: { mode: 'launch', ...base, launch: '' }, sdp };
     }
-    const feeds = streams.map((_, i) => ({ appsink: `rtsp_feed${i}`, launch: payloader(i) }));
+    const feeds = streams.map((_, i) => ({ appsink: ctx.name(`rtsp_feed${i}`), launch: payloader(i) }));
     return {
       shared: '',
       streams: feeds.map((f) => `queue ! ${element('appsink', { name: f.appsink })}`),

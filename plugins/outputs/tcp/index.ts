@@ -19,6 +19,7 @@ export default definePlugin<OutputPlugin>({
   name: 'tcp',
   version: '1.0.0',
   description: 'TCP server or client (MPEG-TS; RFC 4571 RTP for AV1)',
+  examples: { valid: ['tcp://0.0.0.0:5000', 'tcp://127.0.0.1:5000'], invalid: ['tcp://0.0.0.0', 'tcp://lo@127.0.0.1:5000'] },
   supportsOnDemand: false,
   accepts: (uri) => uri.startsWith('tcp://'),
   validate(output) {

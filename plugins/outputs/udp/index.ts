@@ -21,6 +21,7 @@ export default definePlugin<OutputPlugin>({
   name: 'udp',
   version: '1.1.0',
   description: 'UDP unicast and multicast (MPEG-TS; RTP bundle for AV1)',
+  examples: { valid: ['udp://127.0.0.1:5000', 'udp://lo@239.1.1.1:5000'], invalid: ['udp://127.0.0.1', 'udp://bad iface@239.1.1.1:5000'] },
   supportsOnDemand: false,
   accepts: (uri) => uri.startsWith('udp://'),
   validate(output) {

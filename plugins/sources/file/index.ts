@@ -11,6 +11,7 @@ export default definePlugin<SourcePlugin>({
   name: 'file',
   version: '1.0.0',
   description: 'Media file, looped (filesrc)',
+  examples: { valid: ['file:///etc/os-release'], invalid: ['file:///no/such/file.mp4', 'file://relative/file.mp4'] },
   producesRawOnly: false,
   mayCarryAudio: true,
   accepts: (uri) => uri.startsWith('file://') && !uri.startsWith('file:///dev/'),

@@ -19,6 +19,7 @@ export default definePlugin<SourcePlugin>({
   name: 'rtsp',
   version: '1.0.0',
   description: 'RTSP client source (rtspsrc)',
+  examples: { valid: ['rtsp://127.0.0.1:8554/live', 'rtsps://camera.example/stream/1'], invalid: ['rtsp://', 'rtsp:///no-host'] },
   producesRawOnly: false,
   mayCarryAudio: true,
   accepts: (uri) => /^rtsps?:\/\//i.test(uri),

@@ -11,6 +11,7 @@ export default definePlugin<SourcePlugin>({
   name: 'udp',
   version: '1.0.0',
   description: 'MPEG-TS over UDP unicast or multicast (udpsrc)',
+  examples: { valid: ['udp://0.0.0.0:5000', 'udp://lo@239.1.1.1:5000'], invalid: ['udp://127.0.0.1', 'udp://lo@127.0.0.1:5000'] },
   producesRawOnly: false,
   mayCarryAudio: true,
   accepts: (uri) => uri.startsWith('udp://'),

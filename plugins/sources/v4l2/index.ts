@@ -16,6 +16,7 @@ export default definePlugin<SourcePlugin>({
   name: 'v4l2',
   version: '1.0.0',
   description: 'Local V4L2 camera (v4l2src)',
+  examples: { valid: ['file:///dev/video0'], invalid: ['file:///dev/videoX', 'file:///dev/video0/x'] },
   producesRawOnly: true,
   mayCarryAudio: false,
   accepts: (uri) => uri.startsWith('file:///dev/video'),
