@@ -62,7 +62,13 @@ describe('engine host crash', () => {
       ['PUT', '/svc/pipeline/busy/stop'], ['PUT', '/svc/pipeline/busy/play'], ['PUT', '/svc/pipeline/busy/stop'],
       ['DELETE', '/svc/pipeline/busy'],
     ];
-    const results = await Promise.all(ops.map(([m, p, b]) => svc.api(m, p, b)));
+    // Sent 15 ms apart so they arrive in this order, each long before the one ahead of it has finished.
+    const pending = [];
+    for (const [m, p, b] of ops) {
+      pending.push(svc.api(m, p, b));
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    const results = await Promise.all(pending);
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 204]);
     expect(results.map((r) => r.body?.state)).toEqual(['ready', 'playing', 'playing', 'ready', 'playing', 'ready', undefined]);
     expect(results[2].body.encoding.bitrate).toBe(900);
