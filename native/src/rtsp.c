@@ -22,7 +22,7 @@ typedef struct {
   GMutex lock;               /* guards tsfn */
   napi_threadsafe_function tsfn;
   gint clients;              /* atomic; changed on the loop thread */
-  GHashTable *mounts;        /* path -> ng_feed, or the mount's own path for a launch mount; main thread */
+  GHashTable *mounts;        /* path -> its ng_feed (owned), or NULL for a launch mount; main thread */
 } ng_rtsp;
 
 typedef enum { EV_CONNECTED, EV_CLOSED, EV_PREPARED, EV_UNPREPARED, EV_PLAY } ev_type;
@@ -225,6 +225,8 @@ static void rtsp_finalize(napi_env env, void *data, void *hint) {
 #define NG_MOUNT_PATH(var, v) NG_STRING_AUTO(var, v); \
   if (var[0] != '/') NG_THROWF("NG_ERR_ARG", "mount path '%s' must start with /", var)
 
+static void feed_unref0(gpointer feed) { if (feed) ng_feed_unref(feed); }
+
 static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   NG_ARGV(3);
   NG_ARGC_AT_LEAST(3);
@@ -252,7 +254,7 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   r->refs = 1;
   r->server = server;
   r->source = source;
-  r->mounts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  r->mounts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, feed_unref0);
   g_mutex_init(&r->lock);
   napi_value name;
   napi_status s = napi_create_string_utf8(env, "encoderd.RtspServer", NAPI_AUTO_LENGTH, &name);
