@@ -2,7 +2,7 @@
  * The Fastify app: HTTPS, one error body for everything (ours and Fastify's own failures), JSON parsing that
  * treats an empty body as no body, and the routes. Routes are thin; the manager owns state.
  */
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, ERRORS } from '../errors/catalogue';
 
@@ -43,6 +43,11 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
     forceCloseConnections: true,
+    // Failures Fastify meets before routing (a path that does not percent-decode) get the one error body too.
+    frameworkErrors: (err, _req, reply) => {
+      const apiError = fromFastify(err as FastifyError);
+      void (reply as FastifyReply).code(apiError.status).send(apiError.toBody());
+    },
   }) as unknown as FastifyInstance;
 
   // JSON only: Fastify's default text/plain parser would let other bodies through to the routes.
