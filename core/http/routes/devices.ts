@@ -5,13 +5,49 @@ import { ApiError, validationError } from '../../errors/catalogue';
 import type { PipelineManager } from '../../pipeline/manager';
 import { openSse } from '../sse';
 
+const size = {
+  type: 'object',
+  properties: { width: { type: 'integer' }, height: { type: 'integer' }, framerates: { type: 'array', items: { type: 'string' } } },
+} as const;
+
+const camera = {
+  type: 'object',
+  required: ['device_path', 'device_name', 'driver', 'formats', 'in_use_by'],
+  properties: {
+    device_path: { type: 'string' },
+    device_name: { type: 'string' },
+    driver: { type: ['string', 'null'] },
+    formats: {
+      type: 'array',
+      items: { type: 'object', properties: { media: { type: 'string' }, format: { type: ['string', 'null'] }, sizes: { type: 'array', items: size } } },
+    },
+    in_use_by: { type: ['string', 'null'] },
+  },
+} as const;
+
+const audioDevices = {
+  type: 'object',
+  required: ['devices'],
+  properties: {
+    devices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['device', 'name', 'card_name', 'card', 'subdevice'],
+        properties: { device: { type: 'string' }, name: { type: 'string' }, card_name: { type: 'string' }, card: { type: 'integer' }, subdevice: { type: 'integer' } },
+      },
+    },
+  },
+} as const;
+
 export function deviceRoutes(app: FastifyInstance, devices: Devices, manager: PipelineManager, keepaliveMs?: number): void {
-  app.get('/svc/cameras', async () => {
+  app.get('/svc/cameras', { schema: { response: { 200: { type: 'array', items: camera } } } }, async () => {
     const pipelines = manager.list();
     return devices.cameras.list().map((d) => cameraRecord(d, pipelines));
   });
 
-  app.get('/svc/camera', async (req) => {
+  // `path` is checked in the handler, so a missing one is answered with a message naming it.
+  app.get('/svc/camera', { schema: { querystring: { type: 'object', properties: { path: { type: 'string' } } }, response: { 200: camera } } }, async (req) => {
     const path = (req.query as Record<string, unknown>).path;
     if (path === undefined || path === '') throw validationError(['path is required']);
     if (typeof path !== 'string') throw validationError(['path must be a string']);
@@ -33,5 +69,5 @@ export function deviceRoutes(app: FastifyInstance, devices: Devices, manager: Pi
     for (const d of devices.cameras.list()) sse.send('camera_added', { device_path: d.path, device_name: d.name });
   });
 
-  app.get('/svc/audio-devices', async () => ({ devices: devices.audio() }));
+  app.get('/svc/audio-devices', { schema: { response: { 200: audioDevices } } }, async () => ({ devices: devices.audio() }));
 }
