@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 export const KEY_BYTES = 32;
 
 export function tokenKeyPath(dataDir: string): string {
-  return join(dataDir, 'auth', 'token-hmac.key');
+  return join(dataDir, 'secrets', 'token-hmac.key');
 }
 
 /** Reads the key, creating it (mode 0600, exclusive create) on first start; a damaged key is replaced. */

@@ -119,10 +119,11 @@ describe('authentication over HTTPS', () => {
     const sessions = JSON.parse(readFileSync(join(svc.dataDir, 'auth/sessions.json'), 'utf8'));
     expect(sessions.sessions).toHaveLength(2);
     for (const s of sessions.sessions) expect(s.digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(statSync(join(svc.dataDir, 'auth/token-hmac.key')).mode & 0o777).toBe(0o600);
-    expect(statSync(join(svc.dataDir, 'auth/token-hmac.key')).size).toBe(32);
+    expect(statSync(join(svc.dataDir, 'secrets/token-hmac.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(svc.dataDir, 'secrets/token-hmac.key')).size).toBe(32);
     expect(statSync(join(svc.dataDir, 'auth/password.json')).mode & 0o777).toBe(0o600);
     expect(statSync(join(svc.dataDir, 'auth')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(svc.dataDir, 'secrets')).mode & 0o777).toBe(0o700);
   });
 
   it('keeps sessions across a restart', async () => {
