@@ -134,6 +134,25 @@ describe('mountFeed (always-running producer)', () => {
     expect(events.find((e) => e.type === 'client-connected')).toMatchObject({ address: '127.0.0.1' });
   });
 
+  it('plays smoothly: a clock-synced client renders 30 fps without drops (retimed timestamps)', async () => {
+    const p = await producer();
+    await sleep(1500); // the producer's running time is well past zero when the media starts
+    const { s } = server(18526);
+    s.mountFeed('/live', p, [FEED]);
+    const c = spawn('gst-launch-1.0', ['-e', '-v', 'rtspsrc', 'location=rtsp://127.0.0.1:18526/live', 'latency=200', '!',
+      'rtph264depay', '!', 'h264parse', '!', 'avdec_h264', '!', 'fpsdisplaysink', 'video-sink=fakesink', 'text-overlay=false', 'sync=true']);
+    let out = '';
+    c.stdout.on('data', (d) => { out += d; });
+    setTimeout(() => c.kill('SIGINT'), 5000);
+    await new Promise((r) => c.on('exit', r));
+    const last = [...out.matchAll(/rendered: (\d+), dropped: (\d+), current: ([\d.]+)/g)].pop();
+    expect(last).toBeDefined();
+    const [, rendered, dropped, current] = last!.map(Number);
+    expect(dropped).toBe(0);
+    expect(rendered).toBeGreaterThan(100);
+    expect(current).toBeGreaterThan(27);
+  });
+
   it('ffprobe sees H.264 at the producer\'s size, and a new media after the previous one was torn down', async () => {
     const p = await producer();
     const { s, events } = server(18521);
