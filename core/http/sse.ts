@@ -22,6 +22,12 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     // The web UI's proxy must not buffer the stream.
     'x-accel-buffering': 'no',
   });
+  res.flushHeaders();
+  // HEAD asks only for the headers: answer them and end, or the client would wait for ever.
+  if (request.method === 'HEAD') {
+    res.end();
+    return { send: () => undefined, close: () => undefined, onClose: () => undefined };
+  }
   res.write(': connected\n\n');
   const closers: Array<() => void> = [];
   let closed = false;
