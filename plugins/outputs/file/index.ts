@@ -23,7 +23,7 @@ export default definePlugin<OutputPlugin>({
     invalid: ['/tmp/encoderd-compliance.avi', '/nonexistent-dir/x.mkv', 'file://relative/x.mkv', '/tmp'],
   },
   accepts: (uri) => uri.startsWith('/') || uri.startsWith('file://'),
-  validate(output, _pipeline, codec) {
+  validate(output, pipeline, codec) {
     const path = filePath(output.uri);
     if (!path) return ['output.uri must be an absolute file path or file:///path'];
     const ext = extension(path);
@@ -32,6 +32,11 @@ export default definePlugin<OutputPlugin>({
     const errors: string[] = [];
     if (codec && !codec.containers.includes(kind.container)) {
       errors.push(`output.uri: a .${ext} file cannot carry ${codec.codec}`);
+    }
+    // Passthrough: the codec is known only when the stream arrives, and GStreamer 1.22's parsebin has by then fixed
+    // the stream format (H.264/H.265 as avc), which only Matroska takes as it is (docs/dataplane.md).
+    if (!codec && !pipeline.encoding && kind.container !== 'matroska') {
+      errors.push(`output.uri: a stream passed through without encoding can be recorded only to .mkv; set encoding to record .${ext}`);
     }
     const dir = dirname(path);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) errors.push(`output.uri directory ${dir} does not exist`);

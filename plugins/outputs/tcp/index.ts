@@ -14,6 +14,10 @@ function target(output: OutputSpec) {
   return { ...hp, listen: ANY.has(hp.host) };
 }
 
+// The codec of a passed-through stream is known only when it arrives; by then 1.22's parsebin has fixed a stream
+// format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
+const PASSTHROUGH = 'output.uri: a TCP output needs encoding (a stream passes through without encoding only into a .mkv recording)';
+
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'tcp',
@@ -22,8 +26,9 @@ export default definePlugin<OutputPlugin>({
   examples: { valid: ['tcp://0.0.0.0:5000', 'tcp://127.0.0.1:5000'], invalid: ['tcp://0.0.0.0', 'tcp://lo@127.0.0.1:5000'] },
   supportsOnDemand: false,
   accepts: (uri) => uri.startsWith('tcp://'),
-  validate(output) {
+  validate(output, pipeline, codec) {
     const errors: string[] = [];
+    if (!codec && !pipeline.encoding) errors.push(PASSTHROUGH);
     if (!target(output)) errors.push('output.uri must be tcp://0.0.0.0:port (listen) or tcp://host:port (connect)');
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
     return errors;

@@ -16,6 +16,10 @@ function target(output: OutputSpec) {
   return { ...hp, iface, multicast: isMulticast(hp.host) };
 }
 
+// The codec of a passed-through stream is known only when it arrives; by then 1.22's parsebin has fixed a stream
+// format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
+const PASSTHROUGH = 'output.uri: a UDP output needs encoding (a stream passes through without encoding only into a .mkv recording)';
+
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'udp',
@@ -24,10 +28,11 @@ export default definePlugin<OutputPlugin>({
   examples: { valid: ['udp://127.0.0.1:5000', 'udp://lo@239.1.1.1:5000'], invalid: ['udp://127.0.0.1', 'udp://bad iface@239.1.1.1:5000'] },
   supportsOnDemand: false,
   accepts: (uri) => uri.startsWith('udp://'),
-  validate(output) {
+  validate(output, pipeline, codec) {
     const t = target(output);
     if (!t) return ['output.uri must be udp://host:port or udp://iface@group:port'];
     const errors: string[] = [];
+    if (!codec && !pipeline.encoding) errors.push(PASSTHROUGH);
     if (t.iface && !/^[a-zA-Z0-9_.:-]{1,15}$/.test(t.iface)) errors.push('output.network_interface must be an interface name');
     if (output.network_interface && t.iface && !t.multicast) {
       errors.push('output.network_interface is used only with a multicast group');

@@ -1,0 +1,129 @@
+// The local RTSP server through the real service: clients sharing one running pipeline, on-demand states, a
+// re-stream (one pipeline's RTSP output is another's RTSP source), passthrough of an RTSP source, and the port
+// shared with listening TCP outputs. Receivers are gst-launch-1.0 rtspsrc pipelines.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, sleep, startService, waitFor, type RunningService } from '../helpers/service';
+import { body, expectReceived, probe, receive, rtpTail } from './receivers';
+
+let svc: RunningService;
+let dir: string;
+
+beforeAll(async () => {
+  svc = await startService();
+  dir = mkdtempSync(join(tmpdir(), 'encoderd-rtsp-'));
+});
+
+afterAll(async () => {
+  await svc?.stop();
+});
+
+async function remove(id: string): Promise<void> {
+  await svc.api('PUT', `/svc/pipeline/${id}/stop`);
+  await svc.api('DELETE', `/svc/pipeline/${id}`);
+}
+
+const client = (port: number, path: string, tail: string) => receive(`rtspsrc location=rtsp://127.0.0.1:${port}${path} latency=100 ! ${tail}`);
+
+describe('always running', () => {
+  it('two clients at once share the pipeline; the later one decodes from its join (keyframe on join)', async () => {
+    const port = await freePort();
+    const r = await svc.api('POST', '/svc/pipeline', body('two', 'h264', `rtsp://0.0.0.0:${port}/live`));
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.state).toBe('playing');
+    expect(r.body.started_by).toBe('api');
+    const first = client(port, '/live', rtpTail('h264', 45));
+    await sleep(1000);
+    const second = client(port, '/live', rtpTail('h264', 10));
+    await Promise.all([expectReceived(first), expectReceived(second)]);
+    // Both clients gone, the pipeline still runs: a third client is served at once.
+    expect((await svc.api('GET', '/svc/pipeline/two')).body.state).toBe('playing');
+    await expectReceived(client(port, '/live', rtpTail('h264', 5)));
+    await remove('two');
+  });
+
+  it('a listening TCP output on the same port conflicts (409 names the port and the holder)', async () => {
+    const port = await freePort();
+    expect((await svc.api('POST', '/svc/pipeline', body('holder', 'h264', `rtsp://0.0.0.0:${port}/a`))).status).toBe(201);
+    const r = await svc.api('POST', '/svc/pipeline', body('taker', 'h264', `tcp://0.0.0.0:${port}`));
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('PIPELINE_CONFLICT');
+    expect(r.body.message).toContain(`TCP port ${port}`);
+    expect(r.body.message).toContain('"holder"');
+    await remove('holder');
+  });
+});
+
+describe('on demand', () => {
+  it('stays ready until a client connects, plays (started_by on_demand) while one watches, and is ready again after', async () => {
+    const port = await freePort();
+    const r = await svc.api('POST', '/svc/pipeline', body('od', 'av1', `rtsp://0.0.0.0:${port}/od`, { on_demand: true }));
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.state).toBe('ready');
+    expect(r.body.on_demand).toBe(true);
+    await sleep(500);
+    expect((await svc.api('GET', '/svc/pipeline/od')).body.state).toBe('ready');
+
+    const watcher = client(port, '/od', rtpTail('av1', 60));
+    const playing = await waitFor(async () => {
+      const v = (await svc.api('GET', '/svc/pipeline/od')).body;
+      return v.state === 'playing' ? v : null;
+    }, 15000);
+    expect(playing.started_by).toBe('on_demand');
+    await expectReceived(watcher);
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/od')).body.state === 'ready', 20000);
+
+    // And again for the next client.
+    await expectReceived(client(port, '/od', rtpTail('av1', 5)));
+    await svc.api('DELETE', '/svc/pipeline/od');
+  });
+
+  it('is refused with any other output', async () => {
+    const r = await svc.api('POST', '/svc/pipeline', body('od-udp', 'h264', 'udp://127.0.0.1:5004', { on_demand: true }));
+    expect(r.status).toBe(400);
+    expect(r.body.details.errors).toContain('on_demand is allowed only with a local RTSP output');
+  });
+});
+
+describe('RTSP source', () => {
+  it('re-streams: one pipeline\'s RTSP output is another\'s source, re-encoded to H.265 and served again', async () => {
+    const [pa, pb] = [await freePort(), await freePort()];
+    expect((await svc.api('POST', '/svc/pipeline', body('origin', 'h264', `rtsp://0.0.0.0:${pa}/a`))).status).toBe(201);
+    const relay = {
+      ...body('relay', 'h265', `rtsp://0.0.0.0:${pb}/b`),
+      source: { uri: `rtsp://127.0.0.1:${pa}/a`, latency_ms: 100 },
+    };
+    const r = await svc.api('POST', '/svc/pipeline', relay);
+    expect(r.status, r.text).toBe(201);
+    await expectReceived(client(pb, '/b', rtpTail('h265', 15)));
+    await remove('relay');
+    await remove('origin');
+  });
+
+  it('passes the stream through without encoding into a Matroska recording; other containers and outputs refuse it', async () => {
+    const pa = await freePort();
+    expect((await svc.api('POST', '/svc/pipeline', body('origin2', 'h264', `rtsp://0.0.0.0:${pa}/a`))).status).toBe(201);
+    const path = join(dir, 'relay.mkv');
+    const r = await svc.api('POST', '/svc/pipeline', { id: 'copy', mode: 'simple', source: { uri: `rtsp://127.0.0.1:${pa}/a` }, output: { uri: path } });
+    expect(r.status, r.text).toBe(201);
+    await sleep(2500);
+    await remove('copy');
+    const p = await probe(path);
+    expect(p.codec).toBe('h264');
+    expect([p.width, p.height]).toEqual([320, 240]);
+    await remove('origin2');
+    for (const uri of [join(dir, 'relay.ts'), join(dir, 'relay.mp4'), 'udp://127.0.0.1:5004', 'tcp://0.0.0.0:5004']) {
+      const refused = await svc.api('POST', '/svc/pipeline', { id: 'copy2', mode: 'simple', source: { uri: `rtsp://127.0.0.1:${pa}/a` }, output: { uri } });
+      expect(refused.status, uri).toBe(400);
+      expect(refused.body.details.errors.join(' '), uri).toMatch(/^output\.uri: .*(\.mkv|encoding)/);
+    }
+  });
+
+  it('refuses passthrough into a local RTSP output (the codec is unknown until the stream arrives)', async () => {
+    const r = await svc.api('POST', '/svc/pipeline', { id: 'pt', mode: 'simple', source: { uri: 'rtsp://127.0.0.1:1/a' }, output: { uri: 'rtsp://0.0.0.0:8554/x' } });
+    expect(r.status).toBe(400);
+    expect(r.body.details.errors.join(' ')).toMatch(/^output\.uri: a local RTSP output .* set encoding/);
+  });
+});
