@@ -589,7 +589,7 @@ export class PipelineManager {
     }
     const max = this.licence.maxStreams();
     if (willPlay && features.length && max !== null) {
-      const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && x.running && x.running.features.length).length;
+      const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && x.state === 'playing' && Boolean(x.running?.features.length)).length;
       if (playing >= max) throw new ApiError('LICENSE_LIMIT_EXCEEDED', `the licence allows ${max} encoding stream${max === 1 ? '' : 's'} at once`);
     }
   }

@@ -1,4 +1,4 @@
-/** The surface plugins may import. Vendors' plugins use `require('encoderd/sdk')` or this path. */
+/** The surface plugins may import. Built-in plugins import this path; vendor plugins receive it from the loader (docs/plugins.md). */
 export * from './plugin';
 export * from './media';
 export * from './quote';
