@@ -102,13 +102,15 @@ napi_value ng_value_to_js(napi_env env, const GValue *v) {
     case G_TYPE_DOUBLE: s = napi_create_double(env, g_value_get_double(v), &out); break;
     case G_TYPE_FLOAT: s = napi_create_double(env, g_value_get_float(v), &out); break;
     default: {
-      /* Strings, enum nicks, flags ("a+b"), caps and anything else GStreamer can serialise. */
+      /* Strings and enum nicks. */
       g_autofree char *str = ng_value_to_string(v);
       GType t = G_VALUE_TYPE(v);
       /* Caps and structures as gst_caps_to_string writes them, not escaped the way serialisation does. */
       if (!str && t == GST_TYPE_CAPS && gst_value_get_caps(v)) str = gst_caps_to_string(gst_value_get_caps(v));
       else if (!str && t == GST_TYPE_STRUCTURE && gst_value_get_structure(v)) str = gst_structure_to_string(gst_value_get_structure(v));
-      else if (!str && G_TYPE_FUNDAMENTAL(t) != G_TYPE_STRING) str = gst_value_serialize(v);
+      /* Flags as "a+b", fractions as "30/1"; other boxed and object values (a GstSample would be hex-dumped
+       * whole) have no simple form: null. */
+      else if (!str && (G_TYPE_FUNDAMENTAL(t) == G_TYPE_FLAGS || t == GST_TYPE_FRACTION)) str = gst_value_serialize(v);
       s = str ? napi_create_string_utf8(env, str, NAPI_AUTO_LENGTH, &out) : napi_get_null(env, &out);
     }
   }

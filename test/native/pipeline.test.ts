@@ -173,6 +173,16 @@ describe('properties', () => {
     expect(p.getProperty('s', 'name')).toBe('s');
   });
 
+  it('round-trips flags and reads object-typed values as null', () => {
+    const { p } = make('videotestsrc ! x264enc name=enc ! fakesink name=s');
+    p.setProperty('enc', 'analyse', 'i4x4+p8x8');
+    expect(p.getProperty('enc', 'analyse')).toBe('i4x4+p8x8');
+    p.setProperty('enc', 'analyse', 0);
+    expect(p.getProperty('enc', 'analyse')).toBe('0');
+    expect(codeOf(() => p.setProperty('enc', 'analyse', 'no-such-flag'))).toBe('NG_ERR_VALUE');
+    expect(p.getProperty('s', 'last-sample')).toBeNull();
+  });
+
   it('finds elements inside bins', () => {
     const { p } = make('videotestsrc ! ( queue name=inner-q ! fakesink name=inner )');
     p.setProperty('inner-q', 'max-size-buffers', 7);
