@@ -2,7 +2,7 @@
 // Builds the N-API addon (native/build/Release/encoderd.node) and the standalone GStreamer plugin file
 // (native/build/gst-plugins/libgstencoderd.so) when a source is newer than what was built. --force rebuilds.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,9 +37,14 @@ if (force || mtime(addon) < newestSource) {
     || (existsSync(join(dirname(process.execPath), '../include/node/node_api.h')) ? join(dirname(process.execPath), '..') : null);
   const gyp = (verb) => run(process.execPath, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), verb, '--silent',
     ...(nodedir ? [`--nodedir=${nodedir}`] : [])], native);
-  // configure + build rather than rebuild: the old addon stays loadable until the new one replaces it.
-  if (force || !existsSync(join(native, 'build/Makefile'))) gyp('configure');
+  // configure + build rather than rebuild: the old addon stays loadable until the new one replaces it. binding.gyp
+  // lists the sources when it is configured, so a new or removed file configures again.
+  const listFile = join(native, 'build/.sources');
+  const list = all.map((p) => p.slice(native.length + 1)).sort().join('\n');
+  const configured = existsSync(listFile) ? readFileSync(listFile, 'utf8') : null;
+  if (force || !existsSync(join(native, 'build/Makefile')) || configured !== list) gyp('configure');
   gyp('build');
+  writeFileSync(listFile, list);
 }
 
 const elementSources = [...sources(join(native, 'src/elements'))].filter((p) => p.endsWith('.c'));

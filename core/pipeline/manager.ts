@@ -245,6 +245,8 @@ export class PipelineManager {
     this.checkLicence(e.def, true, facts.features);
     const found = this.claims.take(id, facts.claims);
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
+    // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
+    e.running = composed;
     try {
       const host = await this.ensureHost(e);
       await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, loopOnEos: composed.loopOnEos, timeoutMs: this.opts.startTimeoutMs },
@@ -258,7 +260,6 @@ export class PipelineManager {
       this.events.emit({ type: 'error', id, message: e.lastError });
       throw this.startFailure(err, why);
     }
-    e.running = composed;
     e.lastError = null;
     e.restartAttempts = 0;
     this.setState(e, 'playing', startedBy);
@@ -589,7 +590,7 @@ export class PipelineManager {
     }
     const max = this.licence.maxStreams();
     if (willPlay && features.length && max !== null) {
-      const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && x.state === 'playing' && Boolean(x.running?.features.length)).length;
+      const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && Boolean(x.running?.features.length) && (x.state === 'playing' || !x.def.on_demand)).length;
       if (playing >= max) throw new ApiError('LICENSE_LIMIT_EXCEEDED', `the licence allows ${max} encoding stream${max === 1 ? '' : 's'} at once`);
     }
   }
