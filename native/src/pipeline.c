@@ -10,223 +10,22 @@
  * Process lifetime. The tsfn is unref'd: a live pipeline does not keep Node alive on its own (GStreamer's
  * threads are not libuv handles; whether the process should stay up is the service's decision, not C's).
  * A pending setState does keep Node alive until it settles. */
-#include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
-#include "ng.h"
+#include "pipeline.h"
 #include "value.h"
-
-typedef struct {
-  gint refs;
-  GstElement *bin;           /* NULL once destroyed; main thread only */
-  gconstpointer bin_id;      /* for telling the pipeline's own state-changed messages apart; never dereferenced */
-  GMutex lock;               /* guards tsfn and first_error, which streaming threads touch */
-  napi_threadsafe_function tsfn;
-  char *first_error;
-  GMutex state_lock;         /* serialises a worker's set_state with destroy()'s */
-  gboolean destroyed;        /* guarded by state_lock */
-} ng_pipeline;
-
-typedef enum { MSG_STATE, MSG_ERROR, MSG_WARNING, MSG_EOS, MSG_ELEMENT, MSG_SAMPLE } msg_type;
-
-/* A bus message or sample reduced to plain C data on the posting thread; JS objects are built on the JS thread. */
-typedef struct {
-  msg_type type;
-  GstState old, current, pending;
-  char *source, *text, *debug;
-  GstStructure *fields;
-  guint8 *data;
-  gsize size;
-  gint64 pts;
-  gboolean keyframe;
-} ng_msg;
 
 static napi_type_tag pipeline_tag = { 0x656e636f64657264ULL, 0x7069706531000001ULL };
 
-static ng_pipeline *pipeline_ref(ng_pipeline *p) { g_atomic_int_inc(&p->refs); return p; }
+ng_pipeline *ng_pipeline_ref(ng_pipeline *p) { g_atomic_int_inc(&p->refs); return p; }
 
-static void pipeline_unref(gpointer data) {
+void ng_pipeline_unref(gpointer data) {
   ng_pipeline *p = data;
   if (!g_atomic_int_dec_and_test(&p->refs)) return;
   g_free(p->first_error);
   g_mutex_clear(&p->lock);
   g_mutex_clear(&p->state_lock);
   g_free(p);
-}
-
-static void msg_free(ng_msg *m) {
-  g_free(m->source);
-  g_free(m->text);
-  g_free(m->debug);
-  if (m->fields) gst_structure_free(m->fields);
-  g_free(m->data);
-  g_free(m);
-}
-
-/* Any thread. Takes ownership of m. */
-static void emit(ng_pipeline *p, ng_msg *m) {
-  g_mutex_lock(&p->lock);
-  gboolean queued = p->tsfn && napi_call_threadsafe_function(p->tsfn, m, napi_tsfn_nonblocking) == napi_ok;
-  g_mutex_unlock(&p->lock);
-  if (!queued) msg_free(m);
-}
-
-static gboolean recalculate_latency(gpointer bin) {
-  gst_bin_recalculate_latency(bin);
-  return G_SOURCE_REMOVE;
-}
-
-static GstBusSyncReply on_bus(GstBus *bus, GstMessage *message, gpointer data) {
-  ng_pipeline *p = data;
-  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_LATENCY) {
-    /* What gst-launch does on this message; not from a streaming thread, which may hold locks the query needs. */
-    GstObject *top = gst_object_ref(GST_MESSAGE_SRC(message)), *parent;
-    while ((parent = gst_object_get_parent(top))) { gst_object_unref(top); top = parent; }
-    if (GST_IS_BIN(top)) g_main_context_invoke_full(ng_main_context(), G_PRIORITY_DEFAULT, recalculate_latency, top, gst_object_unref);
-    else gst_object_unref(top);
-    return GST_BUS_DROP;
-  }
-  ng_msg *m = g_new0(ng_msg, 1);
-  m->source = g_strdup(GST_MESSAGE_SRC_NAME(message));
-  switch (GST_MESSAGE_TYPE(message)) {
-    case GST_MESSAGE_STATE_CHANGED:
-      if (GST_MESSAGE_SRC(message) != p->bin_id) goto drop;
-      m->type = MSG_STATE;
-      gst_message_parse_state_changed(message, &m->old, &m->current, &m->pending);
-      break;
-    case GST_MESSAGE_ERROR:
-    case GST_MESSAGE_WARNING: {
-      GError *err = NULL;
-      if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-        m->type = MSG_ERROR;
-        gst_message_parse_error(message, &err, &m->debug);
-        /* The first error is the cause; a failed state change adds a generic one after it. */
-        g_mutex_lock(&p->lock);
-        if (!p->first_error) p->first_error = g_strdup(err->message);
-        g_mutex_unlock(&p->lock);
-      } else {
-        m->type = MSG_WARNING;
-        gst_message_parse_warning(message, &err, &m->debug);
-      }
-      m->text = g_strdup(err->message);
-      g_error_free(err);
-      break;
-    }
-    case GST_MESSAGE_EOS:
-      m->type = MSG_EOS;
-      break;
-    case GST_MESSAGE_ELEMENT:
-      if (!gst_message_get_structure(message)) goto drop;
-      m->type = MSG_ELEMENT;
-      m->fields = gst_structure_copy(gst_message_get_structure(message));
-      break;
-    default:
-      goto drop;
-  }
-  emit(p, m);
-  return GST_BUS_DROP;
-drop:
-  msg_free(m);
-  return GST_BUS_DROP;
-}
-
-static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
-  GstSample *sample = gst_app_sink_pull_sample(sink);
-  if (!sample) return GST_FLOW_OK;
-  GstBuffer *buf = gst_sample_get_buffer(sample);
-  ng_msg *m = g_new0(ng_msg, 1);
-  m->type = MSG_SAMPLE;
-  m->source = gst_element_get_name(GST_ELEMENT(sink));
-  m->pts = buf && GST_BUFFER_PTS_IS_VALID(buf) ? (gint64) GST_BUFFER_PTS(buf) : -1;
-  m->keyframe = buf && !GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_DELTA_UNIT);
-  GstMapInfo map;
-  if (buf && gst_buffer_map(buf, &map, GST_MAP_READ)) {
-    m->size = map.size;
-    m->data = g_memdup2(map.data, map.size);
-    gst_buffer_unmap(buf, &map);
-  }
-  gst_sample_unref(sample);
-  emit(data, m);
-  return GST_FLOW_OK;
-}
-
-/* ---- the JS side of messages ---- */
-
-static gboolean add_field(GQuark field, const GValue *v, gpointer data) {
-  void **ctx = data;
-  napi_env env = ctx[0];
-  napi_value obj = ctx[1], jv;
-  GType t = G_TYPE_FUNDAMENTAL(G_VALUE_TYPE(v));
-  gboolean simple = t == G_TYPE_STRING || t == G_TYPE_BOOLEAN || t == G_TYPE_INT || t == G_TYPE_UINT ||
-                    t == G_TYPE_LONG || t == G_TYPE_ULONG || t == G_TYPE_INT64 || t == G_TYPE_UINT64 ||
-                    t == G_TYPE_DOUBLE || t == G_TYPE_FLOAT || t == G_TYPE_ENUM;
-  if (simple && (jv = ng_value_to_js(env, v))) napi_set_named_property(env, obj, g_quark_to_string(field), jv);
-  return TRUE;
-}
-
-static void free_bytes(napi_env env, void *data, void *hint) { g_free(data); }
-
-static napi_value msg_to_js(napi_env env, ng_msg *m) {
-  static const char *types[] = { "state-changed", "error", "warning", "eos", "element", "sample" };
-  napi_value obj;
-  NG_CALL(napi_create_object(env, &obj));
-  NG_SET_STRING(obj, "type", types[m->type]);
-  switch (m->type) {
-    case MSG_STATE:
-      NG_SET_STRING(obj, "old", ng_state_name(m->old));
-      NG_SET_STRING(obj, "current", ng_state_name(m->current));
-      NG_SET_STRING(obj, "pending", ng_state_name(m->pending));
-      break;
-    case MSG_ERROR:
-    case MSG_WARNING:
-      NG_SET_STRING(obj, "source", m->source);
-      NG_SET_STRING(obj, "message", m->text);
-      NG_SET_STRING(obj, "debug", m->debug);
-      break;
-    case MSG_EOS:
-      break;
-    case MSG_ELEMENT: {
-      napi_value fields;
-      NG_CALL(napi_create_object(env, &fields));
-      void *ctx[2] = { env, fields };
-      gst_structure_foreach(m->fields, add_field, ctx);
-      NG_SET_STRING(obj, "source", m->source);
-      NG_SET_STRING(obj, "name", gst_structure_get_name(m->fields));
-      NG_CALL(napi_set_named_property(env, obj, "fields", fields));
-      break;
-    }
-    case MSG_SAMPLE: {
-      napi_value buf;
-      /* Hand the copy over without a second one; copy only where external buffers are not allowed. */
-      if (m->data && napi_create_external_buffer(env, m->size, m->data, free_bytes, NULL, &buf) == napi_ok) m->data = NULL;
-      else NG_CALL(napi_create_buffer_copy(env, m->size, m->data ? (void *) m->data : "", NULL, &buf));
-      NG_SET_STRING(obj, "sink", m->source);
-      NG_CALL(napi_set_named_property(env, obj, "data", buf));
-      NG_SET_NUMBER(obj, "pts", m->pts);
-      NG_SET_BOOL(obj, "keyframe", m->keyframe);
-      break;
-    }
-  }
-  return obj;
-}
-
-static void call_js(napi_env env, napi_value cb, void *context, void *data) {
-  ng_pipeline *p = context;
-  ng_msg *m = data;
-  /* No messages after destroy(): the owner has let go. env is NULL while the tsfn is being torn down. */
-  if (env && p->bin) {
-    napi_value obj = msg_to_js(env, m), undefined;
-    if (obj && napi_get_undefined(env, &undefined) == napi_ok) napi_call_function(env, undefined, cb, 1, &obj, NULL);
-  }
-  msg_free(m);
-}
-
-static void tsfn_finalize(napi_env env, void *data, void *hint) {
-  ng_pipeline *p = data;
-  g_mutex_lock(&p->lock);
-  p->tsfn = NULL;
-  g_mutex_unlock(&p->lock);
-  pipeline_unref(p);
 }
 
 /* ---- lifecycle ---- */
@@ -252,7 +51,7 @@ static void pipeline_destroy(ng_pipeline *p) {
 
 static void pipeline_finalize(napi_env env, void *data, void *hint) {
   pipeline_destroy(data);
-  pipeline_unref(data);
+  ng_pipeline_unref(data);
 }
 
 /* The ng_pipeline of `this`, throwing NG_ERR_DESTROYED after destroy(). */
@@ -299,19 +98,19 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
 
   napi_value name;
   napi_status s = napi_create_string_utf8(env, "encoderd.Pipeline", NAPI_AUTO_LENGTH, &name);
-  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, p, tsfn_finalize, p,
-                                                        call_js, &p->tsfn);
-  if (s == napi_ok) pipeline_ref(p);  /* the tsfn's, dropped in tsfn_finalize */
+  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, p, ng_pipeline_tsfn_finalize, p,
+                                                        ng_pipeline_call_js, &p->tsfn);
+  if (s == napi_ok) ng_pipeline_ref(p);  /* the tsfn's, dropped in ng_pipeline_tsfn_finalize */
   if (s == napi_ok) s = napi_unref_threadsafe_function(env, p->tsfn);
   if (s == napi_ok) s = napi_type_tag_object(env, self, &pipeline_tag);
   if (s == napi_ok) s = napi_wrap(env, self, p, pipeline_finalize, NULL, NULL);
   if (s != napi_ok) {
     pipeline_destroy(p);
-    pipeline_unref(p);
+    ng_pipeline_unref(p);
     NG_THROW("NG_ERR_ARG", "could not create the Pipeline object");
   }
   GstBus *bus = gst_element_get_bus(bin);
-  gst_bus_set_sync_handler(bus, on_bus, pipeline_ref(p), pipeline_unref);
+  gst_bus_set_sync_handler(bus, ng_pipeline_on_bus, ng_pipeline_ref(p), ng_pipeline_unref);
   gst_object_unref(bus);
   return self;
 }
@@ -376,7 +175,7 @@ static void state_complete(napi_env env, napi_status status, void *data) {
   }
   napi_delete_async_work(env, j->work);
   gst_object_unref(j->bin);
-  pipeline_unref(j->p);
+  ng_pipeline_unref(j->p);
   g_free(j->error);
   g_free(j);
 }
@@ -408,7 +207,7 @@ static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
     g_free(j);
     NG_THROW("NG_ERR_ARG", "could not start the state change");
   }
-  j->p = pipeline_ref(p);
+  j->p = ng_pipeline_ref(p);
   j->bin = gst_object_ref(p->bin);
   NG_CALL(napi_queue_async_work(env, j->work));
   return promise;
@@ -586,8 +385,8 @@ static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) 
     if (again) return NULL;
     NG_THROWF("NG_ERR_ARG", "appsink '%s' is already used by %s", name, owner);
   }
-  GstAppSinkCallbacks cb = { .new_sample = on_sample };
-  gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, pipeline_ref(p), pipeline_unref);
+  GstAppSinkCallbacks cb = { .new_sample = ng_pipeline_on_sample };
+  gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, ng_pipeline_ref(p), ng_pipeline_unref);
   gst_object_unref(el);
   return NULL;
 }

@@ -1,0 +1,28 @@
+/* Shared between pipeline.c (the class) and pipeline-messages.c (bus messages and samples on their way to JS). */
+#ifndef ENCODERD_PIPELINE_H
+#define ENCODERD_PIPELINE_H
+#include <gst/app/gstappsink.h>
+#include "ng.h"
+
+typedef struct {
+  gint refs;
+  GstElement *bin;           /* NULL once destroyed; main thread only */
+  gconstpointer bin_id;      /* for telling the pipeline's own state-changed messages apart; never dereferenced */
+  GMutex lock;               /* guards tsfn and first_error, which streaming threads touch */
+  napi_threadsafe_function tsfn;
+  char *first_error;
+  GMutex state_lock;         /* serialises a worker's set_state with destroy()'s */
+  gboolean destroyed;        /* guarded by state_lock */
+} ng_pipeline;
+
+ng_pipeline *ng_pipeline_ref(ng_pipeline *p);
+void ng_pipeline_unref(gpointer p);
+
+/* The bus sync handler (data: the ng_pipeline): every message becomes plain C data queued to the tsfn. */
+GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer data);
+/* The new_sample callback of a watched appsink (data: the ng_pipeline). */
+GstFlowReturn ng_pipeline_on_sample(GstAppSink *sink, gpointer data);
+/* The tsfn's call_js (context: the ng_pipeline) and finalizer (data: the ng_pipeline, whose ref it drops). */
+void ng_pipeline_call_js(napi_env env, napi_value cb, void *context, void *data);
+void ng_pipeline_tsfn_finalize(napi_env env, void *data, void *hint);
+#endif
