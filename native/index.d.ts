@@ -47,8 +47,13 @@ export declare class Pipeline {
   setState(state: 'null' | 'ready' | 'paused' | 'playing', timeoutMs: number): Promise<GstState>;
   /** The current state, queried from GStreamer without waiting. */
   getState(): GstState;
-  /** Sets a property from a JS value, converted to the property's GType (enums by nick or number). */
+  /**
+   * Sets a property from a JS value, converted to the property's GType: strings are parsed as gst-launch would
+   * (enum nicks, flags "a+b", caps), numbers must fit (integral, in range) and are never clamped. Throws
+   * NG_ERR_NO_ELEMENT, NG_ERR_NO_PROPERTY (also when not writable) or NG_ERR_VALUE.
+   */
   setProperty(element: string, property: string, value: string | number | boolean): void;
+  /** Numbers and booleans as such; strings, enum nicks, flags, fractions and caps as text; other types as null. */
   getProperty(element: string, property: string): string | number | boolean | null;
   /** Sends EOS into the pipeline (file outputs finalise); an 'eos' bus message follows. */
   sendEos(): void;
