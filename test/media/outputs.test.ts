@@ -168,3 +168,22 @@ describe('file', () => {
     expect(r.body.details.errors.join(' ')).toMatch(/output\.uri.*\.ts.*av1/);
   });
 });
+
+describe('live bitrate', () => {
+  it('PATCH bitrate on H.265 and AV1 (live parameters) answers 200 playing, and the stream still decodes after it', async () => {
+    await Promise.all((['h265', 'av1'] as Codec[]).map(async (codec) => {
+      const port = await freePort();
+      const id = `live-${codec}`;
+      await create(body(id, codec, `tcp://0.0.0.0:${port}`));
+      const p = await svc.api('PATCH', `/svc/pipeline/${id}`, { encoding: { bitrate: 800 } });
+      expect(p.status, p.text).toBe(200);
+      expect(p.body.state).toBe('playing');
+      expect(p.body.encoding.bitrate).toBe(800);
+      const src = `tcpclientsrc host=127.0.0.1 port=${port}`;
+      await expectReceived(codec === 'av1'
+        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! ${rtpTail(codec)}`)
+        : receive(`${src} ! ${tsTail(codec)}`));
+      await remove(id);
+    }));
+  });
+});
