@@ -40,7 +40,8 @@ import { JsonStore, type Store } from './store/json-store';
 import { TOKENS } from './tokens';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookRegistry } from './webhooks/registry';
-import { SecretBox } from './webhooks/secret-box';
+import { CredentialSealingStore } from './secrets/sealed-credentials';
+import { SecretBox } from './secrets/secret-box';
 
 export const VERSION: string = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -92,7 +93,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
       c.resolve<PluginRegistry>(TOKENS.PluginRegistry),
       c.resolve<EngineHostFactory>(TOKENS.EngineHostFactory),
       c.resolve<PipelineEvents>(TOKENS.PipelineEvents),
-      c.resolve<Store>(TOKENS.Store),
+      // Stored pipelines may carry camera credentials in their URIs: sealed at rest.
+      new CredentialSealingStore(c.resolve<Store>(TOKENS.Store), SecretBox.open(config.dataDir, 'stored-credentials.key')),
       c.resolve<LicenceGate>(TOKENS.LicenceGate),
       log.child({ component: 'manager' }),
       {

@@ -1,5 +1,5 @@
 /**
- * Webhook headers are secrets (bearer tokens, API keys), so they are sealed before they reach the store:
+ * Secrets at rest (webhook headers, credentials inside stored pipeline URIs) are sealed before they reach the store:
  * AES-256-GCM with a random 96-bit nonce per document and the webhook id as associated data (a sealed blob
  * copied onto another webhook does not open). The key is 32 random bytes in <data>/secrets/webhook-headers.key
  * (mode 0600 in a 0700 directory), created on first use.
@@ -68,6 +68,6 @@ export class SecretBox {
 }
 
 function checkKey(key: Buffer, where: string): Buffer {
-  if (key.length !== 32) throw new Error(`${where}: a webhook header key must be exactly 32 bytes, found ${key.length}`);
+  if (key.length !== 32) throw new Error(`${where}: a secret key must be exactly 32 bytes, found ${key.length}`);
   return key;
 }

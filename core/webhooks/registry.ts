@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { ApiError, validationError } from '../errors/catalogue';
 import type { Store } from '../store/json-store';
 import { checkSubscriber, MAX_WEBHOOKS, type WebhookEvent } from './schema';
-import type { Sealed, SecretBox } from './secret-box';
+import type { Sealed, SecretBox } from '../secrets/secret-box';
 
 const COLLECTION = 'webhooks';
 

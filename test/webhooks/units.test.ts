@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PipelineView } from '../../core/pipeline/model';
 import { buildPayload, webhookEventOf } from '../../core/webhooks/payload';
-import { SecretBox } from '../../core/webhooks/secret-box';
+import { SecretBox } from '../../core/secrets/secret-box';
 
 const view = (extra: Partial<PipelineView>): PipelineView => ({
   id: 'cam-1', mode: 'simple', on_demand: false, state: 'playing', started_by: 'api', persisted: false, geolocation: null,
