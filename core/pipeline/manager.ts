@@ -431,10 +431,12 @@ export class PipelineManager {
   /** Brings back stored pipelines after a restart; auto_start ones start playing. */
   async restore(): Promise<void> {
     for (const id of this.store.list(STORE)) {
-      const stored = this.store.read<StoredPipeline>(STORE, id);
-      if (!stored) continue;
+      let stored: StoredPipeline | undefined;
       let def: PipelineDefinition;
       try {
+        // A document that does not open (unreadable JSON, a sealed credential under another key) is reported, not fatal.
+        stored = this.store.read<StoredPipeline>(STORE, id);
+        if (!stored) continue;
         def = this.validator.definition(stored.definition);
       } catch (err) {
         this.log.error({ pipeline: id, err: (err as Error).message }, 'stored pipeline is no longer valid; left in storage, not loaded');
