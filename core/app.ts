@@ -27,6 +27,8 @@ import { sdpRoutes } from './http/routes/sdp';
 import { settingsRoutes } from './http/routes/settings';
 import { webhookRoutes } from './http/routes/webhooks';
 import { buildServer } from './http/server';
+import { RouteCatalogue } from './explorer/route-catalogue';
+import { createFrontEnds } from './web/front-ends';
 import { loadOrCreateTls } from './http/tls';
 import { unrestricted, type LicenceGate } from './licence/gate';
 import { loadLicence } from './licence/licence';
@@ -109,7 +111,10 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   const manager = container.resolve<PipelineManager>(TOKENS.PipelineManager);
   const events = container.resolve<PipelineEvents>(TOKENS.PipelineEvents);
 
-  const app = buildServer({ logger: log, bodyLimit: config.bodyLimit, https: loadOrCreateTls(config.dataDir, config.tlsCert, config.tlsKey) });
+  const tls = loadOrCreateTls(config.dataDir, config.tlsCert, config.tlsKey);
+  const app = buildServer({ logger: log, bodyLimit: config.bodyLimit, https: tls });
+  // Before the first route: the explorer's OpenAPI document is generated from every route's schema.
+  const routes = RouteCatalogue.attach(app);
   const store = container.resolve<Store>(TOKENS.Store);
   const auth = new AuthService(store, new Sessions(store, loadOrCreateTokenKey(config.dataDir, log)), log.child({ component: 'auth' }));
   // Registered before every route: the gate covers all of them, SSE streams included.
@@ -128,6 +133,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   const devices = createDevices({ native: loadNative, procAsoundRoot: resolve(config.procAsoundRoot), log: log.child({ component: 'devices' }) });
   deviceRoutes(app, devices, manager);
 
+  const frontEnds = createFrontEnds({ config, app, tls, settings, routes, version: VERSION, log });
+
   return {
     app,
     manager,
@@ -135,6 +142,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
     log,
     async listen() {
       await app.listen({ port: config.port, host: config.host });
+      await frontEnds.listen();
       devices.start();
       await manager.restore();
       phase = 'ready';
@@ -145,6 +153,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
       devices.stop();
       // pipeline.stopped for the pipelines just stopped still goes out (each delivery ends within 5 s).
       await dispatcher.settle();
+      await frontEnds.close();
       await app.close();
     },
   };

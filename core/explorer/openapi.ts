@@ -1,0 +1,49 @@
+/**
+ * The OpenAPI 3 document, generated from the API's route schemas by @fastify/swagger. The routes are replayed
+ * (method, url, schema; handlers and validation are not needed) into a private Fastify instance that carries
+ * the swagger plugin, so the API app's own start-up is untouched by the explorer.
+ */
+import swagger from '@fastify/swagger';
+import Fastify from 'fastify';
+import { PUBLIC_ENDPOINTS } from '../auth/guard';
+import type { CatalogueRoute } from './route-catalogue';
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description?: string };
+  paths: Record<string, Record<string, unknown>>;
+  servers?: Array<{ url: string; description?: string }>;
+  [key: string]: unknown;
+}
+
+const DESCRIPTION = 'The encoderd REST API. Errors answer `{message, code}` (validation errors add `details.errors`); '
+  + 'login and authentication failures answer `{error}`. With a password set, every operation but the public ones '
+  + 'needs `Authorization: Bearer <token>` from POST /svc/auth/login.';
+
+export async function generateOpenApi(routes: readonly CatalogueRoute[], version: string): Promise<OpenApiDocument> {
+  const doc = Fastify({ logger: false });
+  // Nothing is served from this instance: no validator or serializer needs to be built.
+  doc.setValidatorCompiler(() => () => true);
+  doc.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await doc.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'encoderd', version, description: DESCRIPTION },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
+    },
+    stripBasePath: false,
+    transform: ({ schema, url, route }) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const isPublic = methods.every((m) => PUBLIC_ENDPOINTS.has(`${m} ${url}`));
+      const tag = url.split('/')[2] ?? 'svc';
+      const base = { ...(schema ?? {}), tags: [tag] } as Record<string, unknown>;
+      return { schema: isPublic ? { ...base, security: [] } : base, url };
+    },
+  });
+  for (const route of routes) doc.route({ method: route.method, url: route.url, schema: route.schema, handler: async () => null });
+  await doc.ready();
+  const document = doc.swagger() as unknown as OpenApiDocument;
+  await doc.close();
+  return document;
+}
