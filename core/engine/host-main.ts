@@ -18,9 +18,9 @@ let pipeline: Pipeline | null = null;
 let rtsp: RtspServer | null = null;
 let lastError: string | null = null;
 let eosWaiter: (() => void) | null = null;
-/** The source is a file that loops: at end-of-stream the pipeline starts again from the beginning. */
-let loopOnEos = false;
-const LOOP_STATE_TIMEOUT_MS = 15000;
+/** Pipelines running beside the main one (a looped file's reader), each rebuilt at its end-of-stream. */
+let companions: Pipeline[] = [];
+const COMPANION_TIMEOUT_MS = 15000;
 
 function send(msg: object): void {
   if (process.connected) process.send?.(msg);
@@ -50,7 +50,6 @@ function onBus(msg: BusMessage): void {
       break;
     case 'eos':
       if (eosWaiter) eosWaiter();
-      else if (loopOnEos && pipeline) enqueue(restartAtEnd(pipeline));
       emit({ event: 'eos' });
       break;
     case 'sample':
@@ -63,25 +62,30 @@ function onBus(msg: BusMessage): void {
 }
 
 /**
- * A looping file source reached its end. Going through NULL resets every element (the file is read again, the
- * encoder starts with a keyframe) while the Pipeline object, and so an RTSP feed mounted on it, stays. The 1.22
- * addon has no seek, and a NULL → PLAYING cycle is also what recovers demuxers that dislike a rewind.
+ * Starts a companion pipeline. At its end-of-stream it is destroyed and built again from the description: a
+ * fresh pipeline re-links every dynamic pad (a NULL → PLAYING cycle of the same one does not: the description's
+ * delayed links are one-shot), and the main pipeline, fed through an inter element, keeps running throughout.
  */
-function restartAtEnd(p: Pipeline): () => Promise<void> {
-  return async () => {
-    if (pipeline !== p) return;
-    try {
-      await p.setState('null', LOOP_STATE_TIMEOUT_MS);
-      await p.setState('playing', LOOP_STATE_TIMEOUT_MS);
-    } catch (err) {
-      emit({ event: 'error', message: `the file source could not start again: ${(err as Error).message}`, source: 'loop', debug: '' });
-    }
-  };
+async function startCompanion(description: string, slot: number): Promise<void> {
+  const p: Pipeline = new native.Pipeline(description, (msg) => {
+    if (msg.type === 'eos') enqueue(async () => {
+      if (companions[slot] !== p) return;
+      p.destroy();
+      await startCompanion(description, slot).catch((err: Error) => {
+        emit({ event: 'error', message: `the looped source could not start again: ${err.message}`, source: 'companion', debug: '' });
+      });
+    });
+    if (msg.type === 'error') emit({ event: 'error', message: msg.message, source: msg.source, debug: msg.debug });
+  });
+  companions[slot] = p;
+  await p.setState('playing', COMPANION_TIMEOUT_MS);
 }
 
 function teardown(): void {
   rtsp?.close();
   rtsp = null;
+  for (const c of companions) c.destroy();
+  companions = [];
   pipeline?.destroy();
   pipeline = null;
 }
@@ -97,7 +101,14 @@ function startRtsp(service: RtspService, producer: Pipeline | null): void {
 async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
   teardown();
   lastError = null;
-  loopOnEos = Boolean(cmd.loopOnEos);
+  try {
+    // Companions first: they feed the main pipeline (or the on-demand media) from the start.
+    for (const [i, description] of (cmd.companions ?? []).entries()) await startCompanion(description, i);
+  } catch (err) {
+    teardown();
+    const e = err as Error & { code?: string };
+    throw new HostError(e.code ?? 'NG_ERR_STATE', `a companion pipeline did not start: ${e.message}`);
+  }
   if (cmd.rtsp?.mode === 'launch') {
     // On demand: nothing runs until a client arrives; the RTSP server builds the media then.
     startRtsp(cmd.rtsp, null);

@@ -2,7 +2,7 @@
 import type { LiveChange, RtspService } from '../sdk';
 
 export type HostCommand =
-  | { op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; loopOnEos?: boolean }
+  | { op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[] }
   | { op: 'stop'; eos: boolean; timeoutMs: number }
   | { op: 'set'; changes: LiveChange[] }
   | { op: 'inspect'; description: string }

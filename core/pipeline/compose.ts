@@ -23,8 +23,8 @@ export interface ComposedPipeline {
   features: string[];
   /** The output's session description, when it is RTP (served at GET /svc/pipeline/{id}/sdp). */
   sdp?: string;
-  /** The source ends and loops: the engine host starts the pipeline again at end-of-stream. */
-  loopOnEos?: boolean;
+  /** Pipelines the engine host runs beside the main one, each rebuilt at its end-of-stream (a looped file). */
+  companions?: string[];
 }
 
 export function composeContext(pipelineId: string, settings: ComposeSettings, encodedVideoCaps: readonly string[] = []): ComposeContext {
@@ -77,9 +77,8 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   const description = parts.join(' ');
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
-  // A looping source recorded to a file is transcoded once: restarting would truncate the recording.
-  const loopOnEos = Boolean(sf.loop) && !of.finaliseWithEos;
-  return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, loopOnEos };
+  const companions = sf.companion ? [sf.companion] : undefined;
+  return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions };
 }
 
 /** Any mode: advanced descriptions come from advanced.ts (macro expansion), the rest from the plugins' fragments. */

@@ -249,7 +249,7 @@ export class PipelineManager {
     e.running = composed;
     try {
       const host = await this.ensureHost(e);
-      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, loopOnEos: composed.loopOnEos, timeoutMs: this.opts.startTimeoutMs },
+      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs },
         this.opts.startTimeoutMs + 5000);
     } catch (err) {
       this.claims.release(id);
@@ -305,7 +305,7 @@ export class PipelineManager {
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
     try {
       const host = await this.ensureHost(e);
-      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, timeoutMs: this.opts.startTimeoutMs });
+      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs });
       e.running = composed;
       e.wanted = 'playing';
     } catch (err) {

@@ -65,10 +65,11 @@ export interface SourceFragment {
   /** For an encoded stream of a known codec, the codec name; unknown passthrough is null. */
   codec?: string | null;
   /**
-   * The source ends (a media file) and should start again from the beginning at its end. The engine host
-   * restarts the pipeline on end-of-stream; the pipeline stays playing.
+   * A separate pipeline the engine host runs beside the main one and builds again from scratch at each of its
+   * end-of-streams, e.g. a looped media file handing decoded frames to the main pipeline through
+   * intervideosink/intervideosrc (same process). The main pipeline never stops for it.
    */
-  loop?: boolean;
+  companion?: string;
 }
 
 /** One stream arriving at an output: its codec plugin (null for an unknown passthrough) and media type. */

@@ -15,7 +15,8 @@ import { composeSimple } from '../../core/pipeline/compose';
 import { PipelineValidator } from '../../core/pipeline/validate';
 import { PluginRegistry } from '../../core/plugins/registry';
 import { freePort, run, sleep, startService, type RunningService } from '../helpers/service';
-import { body, expectReceived, FRAME, probe, receive, tsTail } from './receivers';
+import { openSse } from '../helpers/sse';
+import { body, expectReceived, FRAME, probe, receive, rtpTail, tsTail } from './receivers';
 
 let svc: RunningService;
 let dir: string;
@@ -34,12 +35,22 @@ async function remove(id: string): Promise<void> {
   await svc.api('DELETE', `/svc/pipeline/${id}`);
 }
 
-describe('file source', () => {
-  it('plays a 1 s file in a loop: a receiver decodes 3 s of it', async () => {
+let clipMade: Promise<string> | undefined;
+/** A 1 s H.264 Matroska clip, made once per file. */
+function oneSecondClip(): Promise<string> {
+  clipMade ??= (async () => {
     const clip = join(dir, 'clip.mkv');
     const made = await run('gst-launch-1.0', ['-q', '-e', 'videotestsrc', 'num-buffers=15', 'pattern=smpte', '!',
       `video/x-raw,width=320,height=240,framerate=${FRAME.fps}/1`, '!', 'x264enc', '!', 'h264parse', '!', 'matroskamux', '!', 'filesink', `location=${clip}`]);
-    expect(made.code, made.stderr).toBe(0);
+    if (made.code !== 0) throw new Error(`could not make the clip: ${made.stderr}`);
+    return clip;
+  })();
+  return clipMade;
+}
+
+describe('file source', () => {
+  it('plays a 1 s file in a loop: a receiver decodes 3 s of it', async () => {
+    const clip = await oneSecondClip();
     expect((await probe(clip)).duration).toBeLessThanOrEqual(1.1);
 
     const port = await freePort();
@@ -47,9 +58,26 @@ describe('file source', () => {
     await sleep(300);
     const created = await svc.api('POST', '/svc/pipeline', { ...body('loop', 'h264', `udp://127.0.0.1:${port}`), source: { uri: `file://${clip}` } });
     expect(created.status, created.text).toBe(201);
+    const sse = await openSse(svc.port, '/svc/pipeline/loop/status/events');
     await expectReceived(r);
+    // The file was read again (twice at least) without an error or a restart of the pipeline.
+    sse.close();
+    expect(sse.events.filter((e) => e.event === 'pipeline_error')).toEqual([]);
+    expect(sse.events.filter((e) => e.event === 'pipeline_status' && e.data.state !== 'playing')).toEqual([]);
     expect((await svc.api('GET', '/svc/pipeline/loop')).body.state).toBe('playing');
     await remove('loop');
+  });
+
+  it('keeps looping under a local RTSP server: one client session spans the ends of the file', async () => {
+    const clip = await oneSecondClip();
+    const port = await freePort();
+    const created = await svc.api('POST', '/svc/pipeline', { ...body('loop-rtsp', 'h264', `rtsp://0.0.0.0:${port}/f`), source: { uri: `file://${clip}` } });
+    expect(created.status, created.text).toBe(201);
+    const sse = await openSse(svc.port, '/svc/pipeline/loop-rtsp/status/events');
+    await expectReceived(receive(`rtspsrc location=rtsp://127.0.0.1:${port}/f latency=100 ! ${rtpTail('h264', 3 * FRAME.fps)}`, 30000));
+    sse.close();
+    expect(sse.events.filter((e) => e.event === 'pipeline_error')).toEqual([]);
+    await remove('loop-rtsp');
   });
 
   it('refuses a file that does not exist, naming source.uri', async () => {

@@ -1,7 +1,10 @@
 /**
- * file:///path: a media file, played in real time and looped. clocksync paces it to the clock (a file is not a
- * live source, and some outputs do not sync); at the end of the file the engine host starts the pipeline again
- * (see docs/dataplane.md for why a restart and not a seek). Files are shared freely: no claim.
+ * file:///path: a media file, played in real time and looped. Decoded, the file is read by a companion pipeline
+ * (filesrc → decodebin → intervideosink) that the engine host builds again at each end of the file; the main
+ * pipeline takes the frames from intervideosrc, a live source that never ends, so outputs, encoders and RTSP
+ * clients see one unbroken stream (see docs/dataplane.md for why not a seek). Passed through (no encoding), the
+ * file is parsed and paced by clocksync and plays once (passthrough goes only into a recording). Files are shared
+ * freely: no claim.
  */
 import { existsSync, statSync } from 'node:fs';
 import { definePlugin, element, filePath, videoTail, type SourcePlugin } from '../../../core/sdk';
@@ -23,8 +26,24 @@ export default definePlugin<SourcePlugin>({
   },
   claims: () => [],
   fragment(source, ctx, { decode }) {
-    const src = element('filesrc', { name: ctx.name('src'), location: filePath(source.uri)! });
-    const pace = element('clocksync', { name: ctx.name('pace') });
-    return { description: `${src} ! ${videoTail(ctx, decode)} ! ${pace}`, kind: decode ? 'raw' : 'encoded', codec: null, loop: true };
+    const location = filePath(source.uri)!;
+    if (!decode) {
+      const src = element('filesrc', { name: ctx.name('src'), location });
+      return { description: `${src} ! ${videoTail(ctx, false)} ! ${element('clocksync', { name: ctx.name('pace') })}`, kind: 'encoded', codec: null };
+    }
+    // Inter channels are per process, and each pipeline has its own engine host: the element name is unique enough.
+    const channel = ctx.name('fileloop');
+    const reader = [
+      element('filesrc', { name: ctx.name('src'), location }),
+      videoTail(ctx, true),
+      'videoconvert',
+      // intervideosink syncs to the clock, so the file plays in real time.
+      element('intervideosink', { name: ctx.name('loopsink'), channel }),
+    ].join(' ! ');
+    return {
+      description: element('intervideosrc', { name: channel, channel }),
+      kind: 'raw',
+      companion: reader,
+    };
   },
 });
