@@ -75,7 +75,8 @@ export function backwardHeaders(rawHeaders: string[], parsed: IncomingHttpHeader
 }
 
 export class ApiProxy {
-  private readonly agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+  // No TLS session resumption: a resumed session presents no certificate, and every connection is pinned.
+  private readonly agent = new Agent({ keepAlive: true, rejectUnauthorized: false, maxCachedSessions: 0 });
   private readonly pinned = new WeakSet<TLSSocket>();
 
   constructor(private readonly upstream: () => Upstream, private readonly proto: 'https' | 'http') {}
