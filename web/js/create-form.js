@@ -1,6 +1,7 @@
 // The "new pipeline" form: a simple-mode pipeline from a source URI, an encoding and an output URI.
 import { api } from './api.js';
 import { $ } from './dom.js';
+import { refreshFooter } from './footer.js';
 import { clearMessage, showMessage } from './message.js';
 import { refreshList } from './pipelines.js';
 
@@ -37,6 +38,7 @@ export function setUpCreateForm() {
       showMessage(`${created.id}: created`, 'note');
       form.elements.id.value = '';
       await refreshList();
+      refreshFooter();
     } catch (err) {
       showMessage(err.message);
     } finally {

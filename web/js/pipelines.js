@@ -4,6 +4,7 @@
 // connections per origin. After every action the list is fetched at once (docs/web.md).
 import { api } from './api.js';
 import { $, h, show } from './dom.js';
+import { refreshFooter } from './footer.js';
 import { clearMessage, showMessage } from './message.js';
 
 const POLL_MS = 2000;
@@ -41,6 +42,7 @@ async function act(id, what, call) {
   } finally {
     busy.delete(id);
     await refreshList();
+    refreshFooter();
   }
 }
 
