@@ -25,6 +25,10 @@ export interface ComposedPipeline {
   sdp?: string;
   /** Pipelines the engine host runs beside the main one, each rebuilt at its end-of-stream (a looped file). */
   companions?: string[];
+  /** Element messages that mean the source went silent (see SourceFragment.lossMessages). */
+  lossMessages?: string[];
+  /** End-of-stream is the stream's natural end, not a lost source. */
+  finite?: boolean;
 }
 
 export function composeContext(pipelineId: string, settings: ComposeSettings, encodedVideoCaps: readonly string[] = []): ComposeContext {
@@ -78,7 +82,10 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
   const companions = sf.companion ? [sf.companion] : undefined;
-  return { description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions };
+  return {
+    description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions,
+    lossMessages: sf.lossMessages, finite: sf.finite,
+  };
 }
 
 /** Any mode: advanced descriptions come from advanced.ts (macro expansion), the rest from the plugins' fragments. */

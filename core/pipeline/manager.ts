@@ -44,6 +44,8 @@ interface Entry {
   restartAttempts: number;
   restartTimer: NodeJS.Timeout | null;
   deleted: boolean;
+  /** A stop is under way: the end-of-stream it causes is not a lost source. */
+  stopping: boolean;
 }
 
 const STORE = 'pipelines';
@@ -155,7 +157,7 @@ export class PipelineManager {
   private newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {
     return {
       def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
-      lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false,
+      lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
     };
   }
 
@@ -278,8 +280,10 @@ export class PipelineManager {
     const wasPlaying = e.state === 'playing';
     const host = e.host;
     if (host?.alive && (e.running || e.def.on_demand)) {
+      e.stopping = true;
       await host.request({ op: 'stop', eos: eos && Boolean(e.running?.finaliseWithEos), timeoutMs: this.opts.stopTimeoutMs },
-        this.opts.stopTimeoutMs + 5000).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'));
+        this.opts.stopTimeoutMs + 5000).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'))
+        .finally(() => { e.stopping = false; });
     }
     e.running = null;
     this.claims.release(e.def.id);
@@ -481,16 +485,22 @@ export class PipelineManager {
     const id = e.def.id;
     switch (ev.event) {
       case 'error':
-        e.lastError = ev.message;
         this.log.warn({ pipeline: id, source: ev.source, err: ev.message }, 'pipeline error');
-        this.events.emit({ type: 'error', id, message: ev.message });
-        // The GStreamer pipeline is no longer flowing: report what it is, then work back to what was wanted.
-        if (e.state === 'playing' && !e.def.on_demand) {
-          void e.queue.run(async () => {
-            if (e.state !== 'playing') return;
-            await this.halt(e, false);
-            if (e.wanted === 'playing') this.scheduleRestart(e);
-          });
+        this.interrupted(e, ev.message, false);
+        break;
+      case 'eos':
+        // An end-of-stream nobody asked for: a finite source is done; anything else lost its source.
+        if (e.stopping || e.state !== 'playing' || e.def.on_demand) break;
+        if (e.running?.finite) void e.queue.run(async () => {
+          if (e.state !== 'playing' || e.stopping) return;
+          e.wanted = 'ready';
+          await this.halt(e, false);
+        });
+        else this.interrupted(e, 'the source ended the stream; reconnecting', true);
+        break;
+      case 'element':
+        if (e.running?.lossMessages?.includes(ev.name) && e.state === 'playing' && !e.stopping) {
+          this.interrupted(e, `the source went silent (${ev.name}); reconnecting`, true);
         }
         break;
       case 'rtsp':
@@ -501,6 +511,21 @@ export class PipelineManager {
       default:
         break;
     }
+  }
+
+  /**
+   * The GStreamer pipeline stopped flowing (an error, a lost or silent source): tell watchers, report what it is,
+   * then work back to what the operator wanted, with backoff. finalise sends EOS first so a recording stays playable.
+   */
+  private interrupted(e: Entry, message: string, finalise: boolean): void {
+    e.lastError = message;
+    this.events.emit({ type: 'error', id: e.def.id, message });
+    if (e.state !== 'playing' || e.def.on_demand) return;
+    void e.queue.run(async () => {
+      if (e.state !== 'playing') return;
+      await this.halt(e, finalise);
+      if (e.wanted === 'playing') this.scheduleRestart(e);
+    });
   }
 
   private onHostExit(e: Entry, host: EngineHost, info: { code: number | null; signal: string | null; expected: boolean }): void {

@@ -70,6 +70,13 @@ export interface SourceFragment {
    * intervideosink/intervideosrc (same process). The main pipeline never stops for it.
    */
   companion?: string;
+  /**
+   * Element messages (structure names) that mean the source has gone silent, e.g. a receive timeout. The core
+   * treats them like a lost connection: it tells watchers and reconnects with backoff.
+   */
+  lossMessages?: string[];
+  /** The stream ends by itself (a file played once): its end-of-stream is a normal end, not a lost source. */
+  finite?: boolean;
 }
 
 /** One stream arriving at an output: its codec plugin (null for an unknown passthrough) and media type. */

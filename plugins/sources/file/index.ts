@@ -29,7 +29,7 @@ export default definePlugin<SourcePlugin>({
     const location = filePath(source.uri)!;
     if (!decode) {
       const src = element('filesrc', { name: ctx.name('src'), location });
-      return { description: `${src} ! ${videoTail(ctx, false)} ! ${element('clocksync', { name: ctx.name('pace') })}`, kind: 'encoded', codec: null };
+      return { description: `${src} ! ${videoTail(ctx, false)} ! ${element('clocksync', { name: ctx.name('pace') })}`, kind: 'encoded', codec: null, finite: true };
     }
     // Inter channels are per process, and each pipeline has its own engine host: the element name is unique enough.
     const channel = ctx.name('fileloop');

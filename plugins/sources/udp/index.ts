@@ -6,6 +6,8 @@
  */
 import { caps, definePlugin, element, isMulticast, parseHostPort, videoTail, type SourcePlugin } from '../../../core/sdk';
 
+const SILENCE_NS = 3_000_000_000;
+
 export default definePlugin<SourcePlugin>({
   kind: 'source',
   name: 'udp',
@@ -32,8 +34,10 @@ export default definePlugin<SourcePlugin>({
       'reuse': true,
       // Bursts of a few Mbit/s overflow the kernel's default receive buffer.
       'buffer-size': 2 * 1024 * 1024,
+      // Silence for this long posts GstUDPSrcTimeout: the core treats it as a lost source and reconnects.
+      timeout: SILENCE_NS,
     });
     const ts = caps('video/mpegts', { systemstream: 'true', packetsize: 188 });
-    return { description: `${src} ! ${ts} ! ${videoTail(ctx, decode)}`, kind: decode ? 'raw' : 'encoded', codec: null };
+    return { description: `${src} ! ${ts} ! ${videoTail(ctx, decode)}`, kind: decode ? 'raw' : 'encoded', codec: null, lossMessages: ['GstUDPSrcTimeout'] };
   },
 });
