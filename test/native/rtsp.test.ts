@@ -120,9 +120,10 @@ describe('mountFeed (always-running producer)', () => {
     const second = client(url, 2500, 'tcp');
     await waitFor(() => s.clientCount() === 2);
     const [a, b] = await Promise.all([first, second]);
-    // ~150 and ~75 frames at 30 fps; without a keyframe on join the second would see none for up to 10 s.
-    expect(a.frames).toBeGreaterThan(100);
-    expect(b.frames).toBeGreaterThan(45);
+    // ~150 and ~75 frames at 30 fps on an idle machine; without a keyframe on join the second would see none for
+    // up to 10 s. The bounds leave room for a loaded CI machine (clients decode in real time beside other suites).
+    expect(a.frames).toBeGreaterThan(50);
+    expect(b.frames).toBeGreaterThan(10);
     await waitFor(() => events.some((e) => e.type === 'media-unprepared'));
     expect(s.clientCount()).toBe(0);
     const counts = events.filter((e) => e.type === 'client-connected' || e.type === 'client-closed')
