@@ -1,0 +1,134 @@
+/**
+ * Question 6, density: how many 640×360@30 H.264 pipelines (test://ball, default quality) run at once without
+ * dropped frames — encoderd against the same count of gst-launch-1.0 processes. Goal ≥ 0.9×.
+ *
+ * "Without dropped frames", measured on the received streams: over a 4 s window every pipeline's UDP output
+ * delivers 29–31 frames/s (below: falling behind; above: catching up on a backlog) and its video PTS have no
+ * gap. The count grows 1, 2, 4, 8, … until a count fails,
+ * then is bisected between the last count that held and the first that did not. The two sides run one after
+ * the other (they would compete for the 2 cores), each with a time budget; a side that runs out of budget
+ * reports the largest count it proved.
+ */
+import { describe, gstLaunch } from './lib/gst.mjs';
+import { atEnd, main, note, report } from './lib/report.mjs';
+import { h264Body, startService } from './lib/service.mjs';
+import { round, sleep } from './lib/stats.mjs';
+import { lostByPts, tsReceiver } from './lib/ts-receiver.mjs';
+
+const BENCH = 'density';
+const QUESTION = 'concurrent 640×360@30 H.264 pipelines without dropped frames vs gst-launch-1.0';
+const FPS = 30;
+const MIN_FPS = 29;
+// Above this a stream is draining a backlog from an overloaded moment: not steady either.
+const MAX_FPS = 31;
+const SETTLE_S = 2;
+const WINDOW_S = 4;
+const MAX_N = Number(process.env.BENCH_DENSITY_MAX ?? 64);
+const SIDE_BUDGET_S = Number(process.env.BENCH_DENSITY_BUDGET_S ?? 150);
+const ENCODING = { width: 640, height: 360, fps: FPS };
+
+/** Measures the running set: every stream must keep MIN_FPS..MAX_FPS with no PTS gap over the window. */
+async function measure(receivers, settleS) {
+  await sleep(settleS * 1000);
+  const t0 = performance.now();
+  await sleep(WINDOW_S * 1000);
+  const t1 = performance.now();
+  const per = receivers.map((rx) => {
+    const frames = rx.framesBetween(t0, t1);
+    return { fps: frames.length / ((t1 - t0) / 1000), lost: lostByPts(frames, FPS).lost };
+  });
+  const worst = per.reduce((a, b) => (Math.abs(b.fps - FPS) > Math.abs(a.fps - FPS) ? b : a), { fps: FPS, lost: 0 });
+  const ok = per.every((p) => p.fps >= MIN_FPS && p.fps <= MAX_FPS && p.lost === 0);
+  return { ok, furthestFps: round(worst.fps, 1), lost: per.reduce((s, p) => s + p.lost, 0) };
+}
+
+/** Grows then bisects the count; `resize(n)` brings the running set to n and returns their receivers. */
+async function search(name, resize) {
+  const started = performance.now();
+  const trials = [];
+  let good = 0;
+  let bad = null;
+  let n = 1;
+  let bounded = null;
+  while (n !== null) {
+    if ((performance.now() - started) / 1000 > SIDE_BUDGET_S) {
+      bounded = `time budget of ${SIDE_BUDGET_S} s spent`;
+      break;
+    }
+    let result;
+    try {
+      const receivers = await resize(n);
+      // After an overloaded trial the survivors need longer to drain what queued up.
+      result = await measure(receivers, bad === null ? SETTLE_S : SETTLE_S + 3);
+    } catch (err) {
+      result = { ok: false, error: String(err.message ?? err).slice(0, 300) };
+    }
+    trials.push({ n, ...result });
+    note(`${name}: ${n} pipelines → ${result.ok ? 'held' : 'dropped'} (furthest from 30: ${result.furthestFps ?? '-'} fps${result.error ? `, ${result.error}` : ''})`);
+    if (result.ok) good = Math.max(good, n);
+    else bad = bad === null ? n : Math.min(bad, n);
+    if (bad === null) n = n * 2 <= MAX_N ? n * 2 : n < MAX_N ? MAX_N : null;
+    else n = bad - good > 1 ? Math.floor((good + bad) / 2) : null;
+    if (bad === null && n === null) bounded = `cap of ${MAX_N} pipelines reached`;
+  }
+  await resize(0);
+  return { max: good, first_failing: bad, trials, bounded, seconds: round((performance.now() - started) / 1000, 0) };
+}
+
+await main(BENCH, QUESTION, async () => {
+  // gst-launch-1.0 side.
+  const gstRunning = [];
+  const gstSide = await search('gst-launch-1.0', async (n) => {
+    while (gstRunning.length > n) {
+      const { proc, rx } = gstRunning.pop();
+      await proc.stop();
+      rx.close();
+    }
+    while (gstRunning.length < n) {
+      const rx = await tsReceiver();
+      const proc = gstLaunch(describe(h264Body(`d${gstRunning.length}`, `udp://127.0.0.1:${rx.port}`, ENCODING)));
+      gstRunning.push({ proc, rx });
+    }
+    return gstRunning.map((r) => r.rx);
+  });
+
+  // encoderd side.
+  const svc = await startService();
+  const encRunning = [];
+  atEnd(() => encRunning.forEach((r) => r.rx.close()));
+  const encSide = await search('encoderd', async (n) => {
+    while (encRunning.length > n) {
+      const { id, rx } = encRunning.pop();
+      await svc.api('PUT', `/svc/pipeline/${id}/stop`);
+      await svc.api('DELETE', `/svc/pipeline/${id}`);
+      rx.close();
+    }
+    const adding = [];
+    while (encRunning.length + adding.length < n) {
+      const rx = await tsReceiver();
+      adding.push({ id: `d${encRunning.length + adding.length}`, rx });
+    }
+    // Created a few at a time, as an operator's script would; all must answer 201.
+    for (let i = 0; i < adding.length; i += 4) {
+      const batch = adding.slice(i, i + 4);
+      const answers = await Promise.all(batch.map((a) => svc.api('POST', '/svc/pipeline', h264Body(a.id, `udp://127.0.0.1:${a.rx.port}`, ENCODING))));
+      batch.forEach((a) => encRunning.push(a));
+      const failed = answers.find((r) => r.status !== 201);
+      if (failed) throw new Error(`POST answered ${failed.status}: ${failed.text}`);
+    }
+    return encRunning.map((r) => r.rx);
+  });
+
+  const ratio = gstSide.max ? encSide.max / gstSide.max : NaN;
+  report({
+    bench: BENCH,
+    question: QUESTION,
+    criterion: `every stream ${MIN_FPS}–${MAX_FPS} frames/s over ${WINDOW_S} s and no PTS gap`,
+    encoderd: encSide,
+    baseline: gstSide,
+    ratio: round(ratio),
+    figure: `${round(ratio)}× (${encSide.max} vs ${gstSide.max} pipelines)${encSide.bounded || gstSide.bounded ? ' (bounded)' : ''}`,
+    goal: '≥ 0.9×',
+    pass: ratio >= 0.9,
+  });
+});

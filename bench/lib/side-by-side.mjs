@@ -1,0 +1,29 @@
+/**
+ * The data-plane comparison set-up shared by the CPU and memory questions: one encoderd pipeline and one
+ * gst-launch-1.0 of the same description, running at the same time, each sending MPEG-TS over UDP to its own
+ * receiver in this process (the descriptions differ only in the port). Running both at once on the idle
+ * machine means any other load on it falls on both alike.
+ */
+import { describe, gstLaunch } from './gst.mjs';
+import { atEnd, note } from './report.mjs';
+import { expectStatus, h264Body, startService } from './service.mjs';
+import { sleep } from './stats.mjs';
+import { tsReceiver } from './ts-receiver.mjs';
+
+export async function sideBySide(encoding) {
+  const svc = await startService();
+  const rxEnc = await tsReceiver();
+  const rxGst = await tsReceiver();
+  atEnd(() => rxEnc.close());
+  atEnd(() => rxGst.close());
+  const body = h264Body('dp', `udp://127.0.0.1:${rxEnc.port}`, encoding);
+  expectStatus(await svc.api('POST', '/svc/pipeline', body), 201, 'POST dp');
+  const hostPid = svc.hostPid('dp');
+  if (!hostPid) throw new Error('no engine host process found for pipeline dp');
+  const description = describe(h264Body('dp', `udp://127.0.0.1:${rxGst.port}`, encoding));
+  const gst = gstLaunch(description);
+  await sleep(500);
+  if (!gst.alive()) throw new Error(`gst-launch-1.0 ended:\n${gst.output()}`);
+  note(`engine host pid ${hostPid}, gst-launch pid ${gst.pid}`);
+  return { svc, hostPid, gst, rxEnc, rxGst, description: describe(body) };
+}
