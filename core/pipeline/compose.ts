@@ -3,7 +3,8 @@
  * every fragment and only joins them, so it never names a codec, scheme or element of its own beyond the
  * generic raw-video normalisers (videoconvert, videoscale, videorate).
  */
-import { caps, type ComposeContext, type OutputStream, type RtspService } from '../sdk';
+import { caps, type ComposeContext, type OutputStream, type RtspService, type SourceFragment } from '../sdk';
+import { AUDIO_CODEC, audioChain, audioEncoding } from './audio';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from './model';
 // advanced.ts uses this module's helpers too; the cycle is safe because each side calls the other only at run time.
@@ -47,7 +48,7 @@ export function composeContext(pipelineId: string, settings: ComposeSettings, en
 
 export class ComposeError extends Error {}
 
-/** Simple mode: source → (normalise → encode) → output. */
+/** Simple mode: source → (normalise → encode) → output, and the audio branch as a second stream when asked. */
 export function composeSimple(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
   const ctx = composeContext(def.id, settings, registry.codecs('video').map((c) => c.caps));
   const source = def.source && registry.source(def.source.uri);
@@ -56,7 +57,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   if (!def.output || !output) throw new ComposeError('no output plugin accepts output.uri');
 
   const enc = def.encoding;
-  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc) });
+  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc), audio: def.audio?.source === 'stream' });
   let chain = sf.description;
   let encoderElement: string | undefined;
   const features: string[] = [];
@@ -76,8 +77,13 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
 
   const onDemand = def.on_demand;
   const streams: OutputStream[] = [{ media: 'video', codec: codecInfo }];
+  const audio = def.audio ? audioBranch(def, sf, registry, ctx) : undefined;
+  if (audio) {
+    streams.push(audio.stream);
+    features.push(audio.feature);
+  }
   const of = output.fragment(def.output, streams, ctx, { onDemand });
-  const parts = [of.shared, `${chain} ! ${of.streams[0]}`].filter(Boolean);
+  const parts = [of.shared, `${chain} ! ${of.streams[0]}`, audio ? `${audio.chain} ! ${of.streams[1]}` : ''].filter(Boolean);
   const description = parts.join(' ');
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
@@ -85,6 +91,21 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   return {
     description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions,
     lossMessages: sf.lossMessages, finite: sf.finite,
+  };
+}
+
+/** The audio chain (core/pipeline/audio.ts) ending in the audio codec's encoder: the output's second stream. */
+function audioBranch(def: PipelineDefinition, sf: SourceFragment, registry: PluginRegistry, ctx: ComposeContext) {
+  const spec = def.audio!;
+  const codec = registry.codec(AUDIO_CODEC);
+  if (!codec) throw new ComposeError(`no codec plugin provides ${AUDIO_CODEC}`);
+  if (spec.source === 'stream' && !sf.audio) throw new ComposeError('the source gives no audio stream for audio.source stream');
+  const encoding = audioEncoding(spec);
+  const encoder = codec.encoder(encoding, ctx);
+  return {
+    chain: `${audioChain(spec, ctx, sf.audio)} ! ${encoder.description}`,
+    stream: { media: 'audio', codec, fmtp: codec.rtp.fmtp?.(encoding) } satisfies OutputStream,
+    feature: codec.licenceFeature,
   };
 }
 

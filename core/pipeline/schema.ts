@@ -3,6 +3,7 @@
  * the design's defaults. The codec list comes from the plugin registry, so the core names no codec.
  */
 import { PLAIN_TEXT } from '../validation/validator';
+import { ALSA_DEVICE_PATTERN } from './audio';
 
 export const ID_PATTERN = '^[a-zA-Z0-9_-]+$';
 
@@ -60,7 +61,8 @@ export const audioSchema = {
   additionalProperties: false,
   properties: {
     source: { type: 'string', enum: ['stream', 'local', 'test'], default: 'stream' },
-    device: { type: 'string', maxLength: 128, pattern: PLAIN_TEXT, 'x-pattern-message': 'must be a valid ALSA device path' },
+    // The grammar bounds the length; any other string is the spec's one message, not a length or character one.
+    device: { type: 'string', pattern: ALSA_DEVICE_PATTERN, 'x-pattern-message': 'must be a valid ALSA device path' },
     test_wave: { type: 'integer', minimum: 0, maximum: 12, default: 0 },
     codec2_mode: { type: 'integer', enum: CODEC2_MODES, default: 2400 },
     volume: { type: 'number', minimum: 0, maximum: 2, 'x-decimal': true },

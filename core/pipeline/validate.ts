@@ -4,7 +4,8 @@
  */
 import { ApiError, validationError } from '../errors/catalogue';
 import type { PluginRegistry } from '../plugins/registry';
-import type { Claim, CodecInfo } from '../sdk';
+import type { Claim, CodecInfo, SourcePlugin } from '../sdk';
+import { AUDIO_CODEC } from './audio';
 import { SchemaValidator } from '../validation/validator';
 import { validateAdvanced } from './advanced';
 import type { PipelineDefinition } from './model';
@@ -84,10 +85,23 @@ export class PipelineValidator {
       errors.push(...source.validate(def.source!, def));
       if (source.producesRawOnly && !def.encoding) errors.push('encoding is required for this source');
     }
+    if (def.audio) errors.push(...this.audio(def, source));
     if (output) {
       errors.push(...output.validate(def.output!, def, codec));
       if (def.on_demand && !output.supportsOnDemand) errors.push('on_demand is allowed only with a local RTSP output');
     }
+    return errors;
+  }
+
+  /** Create rules 4–6 beyond the schema's ranges (spec Audio validation table, word for word). */
+  private audio(def: PipelineDefinition, source: SourcePlugin | undefined): string[] {
+    const audio = def.audio!;
+    const errors: string[] = [];
+    if (audio.source === 'local' && audio.device === undefined) errors.push('audio.device is required when audio.source is local');
+    if (audio.source === 'stream' && source && !source.mayCarryAudio) {
+      errors.push(`audio.source cannot be stream when the video source is a ${source.name} source`);
+    }
+    if (!this.registry.codec(AUDIO_CODEC)) errors.push(`audio needs the ${AUDIO_CODEC} codec plugin, which is not installed`);
     return errors;
   }
 

@@ -8,10 +8,20 @@ import type { ComposeContext, OutputStream } from './types';
  * data is dropped) instead of being linked by accident; the description's delayed linking tries each new pad.
  */
 export function videoTail(ctx: ComposeContext, decode: boolean): string {
-  if (decode) return `${element('decodebin', { name: ctx.name('dec') })} ! ${caps('video/x-raw')}`;
+  if (decode) return decodedTails(ctx, false).video;
   const encoded = ctx.encodedVideoCaps ?? [];
   const parse = element('parsebin', { name: ctx.name('parse') });
   return encoded.length ? `${parse} ! ${element('capsfilter', { caps: encoded.join(';') })}` : parse;
+}
+
+/**
+ * videoTail(decode = true), and when audio is asked the audio of the same stream from the same decodebin: its
+ * `name.` reference picks the pad whose caps are raw audio (a stream without audio simply never links it).
+ */
+export function decodedTails(ctx: ComposeContext, audio: boolean): { video: string; audio?: string } {
+  const dec = ctx.name('dec');
+  const video = `${element('decodebin', { name: dec })} ! ${caps('video/x-raw')}`;
+  return audio ? { video, audio: `${dec}. ! ${caps('audio/x-raw')}` } : { video };
 }
 
 /** The payload type of the first stream of an output; the next stream takes the next (video 96, audio 97, …). */
@@ -23,7 +33,7 @@ export interface RtpBundle {
   /** For each stream, `queue ! <parser> ! <payloader> ! funnel.`. */
   chains: string[];
   /** For each stream, what its SDP m= line needs besides port and transport. */
-  media: Array<{ media: 'video' | 'audio' | 'application'; pt: number; encodingName: string; clockRate: number }>;
+  media: Array<{ media: 'video' | 'audio' | 'application'; pt: number; encodingName: string; clockRate: number; fmtp?: string }>;
 }
 
 /**
@@ -40,7 +50,10 @@ export function rtpBundle(ctx: ComposeContext, streams: OutputStream[]): RtpBund
     if (!codec) throw new Error('an RTP output needs a known codec for every stream');
     const pt = FIRST_DYNAMIC_PT + i;
     chains.push(`queue ! ${codec.rtp.payloader(ctx, ctx.name('pay'), pt)} ! ${funnel}.`);
-    media.push({ media: s.media === 'klv' ? 'application' : s.media, pt, encodingName: codec.rtp.encodingName, clockRate: codec.rtp.clockRate });
+    media.push({
+      media: s.media === 'klv' ? 'application' : s.media, pt, encodingName: codec.rtp.encodingName, clockRate: codec.rtp.clockRate,
+      ...(s.fmtp ? { fmtp: s.fmtp } : {}),
+    });
   });
   return { funnel: element('rtpfunnel', { name: funnel }), chains, media };
 }

@@ -47,8 +47,11 @@ export interface SourcePlugin extends PluginBase {
   /** Whether the stream carries audio that `audio.source = stream` can take. */
   mayCarryAudio: boolean;
   claims(source: SourceSpec): Claim[];
-  /** decode = true asks for raw video; false asks for the stream as it is (passthrough). */
-  fragment(source: SourceSpec, ctx: ComposeContext, opts: { decode: boolean }): SourceFragment;
+  /**
+   * decode = true asks for raw video; false asks for the stream as it is (passthrough). audio = true (only with
+   * decode, only when mayCarryAudio) asks for the stream's own audio as well: SourceFragment.audio.
+   */
+  fragment(source: SourceSpec, ctx: ComposeContext, opts: { decode: boolean; audio?: boolean }): SourceFragment;
 }
 
 export interface MacroAttribute {
@@ -83,6 +86,7 @@ export interface OutputPlugin extends PluginBase {
   kind: 'output';
   examples?: PluginExamples;
   accepts(uri: string): boolean;
+  /** `pipeline.audio` set means a second stream (Codec2 audio) will arrive: refuse it here if the output cannot carry it. */
   validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
   claims(output: OutputSpec): Claim[];
   /** Whether `on_demand: true` is allowed with this output. */

@@ -77,12 +77,20 @@ export interface SourceFragment {
   lossMessages?: string[];
   /** The stream ends by itself (a file played once): its end-of-stream is a normal end, not a lost source. */
   finite?: boolean;
+  /**
+   * Only when fragment() was asked for audio: a chain yielding the source's own audio, decoded (audio/x-raw). It
+   * either starts from an element of `description` by reference (`dec. ! …`, a demuxer's or decodebin's audio pad)
+   * or is a source of its own (e.g. interaudiosrc fed by the companion). A stream without audio leaves it silent.
+   */
+  audio?: string;
 }
 
 /** One stream arriving at an output: its codec plugin (null for an unknown passthrough) and media type. */
 export interface OutputStream {
   media: 'video' | 'audio' | 'klv';
   codec: CodecInfo | null;
+  /** The SDP format parameters of this stream (`a=fmtp:<pt> …`), e.g. `mode=2400` for Codec2. */
+  fmtp?: string;
 }
 
 /** What an output needs to know about a codec without naming it. */
@@ -99,6 +107,8 @@ export interface CodecInfo {
     readonly clockRate: number;
     payloader(ctx: ComposeContext, name: string, pt: number): string;
     depayloader(ctx: ComposeContext): string;
+    /** The SDP format parameters for an encoding (`a=fmtp:<pt> <this>`), when the codec has any. */
+    fmtp?(encoding: EncodingSpec): string | undefined;
   };
   /** The parser in front of a payloader or muxer (e.g. h264parse). */
   readonly parser: string;

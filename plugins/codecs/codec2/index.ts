@@ -1,6 +1,12 @@
 /**
  * Codec2 speech (the addon's codec2enc, statically registered; also in native/build/gst-plugins for receivers).
- * Codec2 has no parser element and fits no standard container, so it travels over RTP only (CODEC2/8000).
+ * Codec2 has no parser element and fits no standard container, so it travels over RTP only (CODEC2/8000, the
+ * mode in `a=fmtp:<pt> mode=<bps>`). The simple-mode audio chain in front of it (volume, high-pass, webrtcdsp) is
+ * the core's (core/pipeline/audio.ts); this plugin takes raw audio of any rate and layout from there.
+ *
+ * Packets carry 80 ms of speech (4 frames at 3200/2400, 2 at the 40 ms modes): on a low-bitrate radio link the
+ * 40 bytes of IP/UDP/RTP headers per packet cost more than the speech itself, and 80 ms more delay is little
+ * beside the video's (docs/audio.md).
  *
  * An audio codec: `encoding.bitrate` carries the Codec2 mode in bits per second (audio.codec2_mode), not kbps.
  * codec2enc reads its mode only when the stream starts, so nothing changes live.
@@ -8,6 +14,9 @@
 import { caps, definePlugin, element, gstInt, type CodecPlugin } from '../../../core/sdk';
 
 export const CODEC2_MODES = [3200, 2400, 1600, 1400, 1300, 1200] as const;
+
+/** Speech per RTP packet; frames-per-packet=64 lets max-ptime alone decide, whatever the mode's frame length. */
+export const PACKET_NS = 80_000_000;
 
 function encoder(name: string, mode: number): string {
   return [
@@ -33,8 +42,9 @@ export default definePlugin<CodecPlugin>({
   rtp: {
     encodingName: 'CODEC2',
     clockRate: 8000,
-    payloader: (_ctx, name, pt) => element('rtpcodec2pay', { name, pt }),
+    payloader: (_ctx, name, pt) => element('rtpcodec2pay', { name, pt, 'frames-per-packet': 64, 'max-ptime': PACKET_NS }),
     depayloader: () => 'rtpcodec2depay',
+    fmtp: (encoding) => `mode=${gstInt(encoding.bitrate)}`,
   },
   validate: (encoding) => ((CODEC2_MODES as readonly number[]).includes(encoding.bitrate)
     ? []

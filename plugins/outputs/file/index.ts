@@ -30,6 +30,8 @@ export default definePlugin<OutputPlugin>({
     const kind = CONTAINERS[ext];
     if (!kind) return [`output.uri extension must be one of ${Object.keys(CONTAINERS).map((e) => `.${e}`).join(', ')}`];
     const errors: string[] = [];
+    // No container GStreamer 1.22 muxes carries Codec2 (mpegtsmux, matroskamux and mp4mux have no caps for it).
+    if (pipeline.audio) errors.push(`audio cannot be recorded into a .${ext} file: no container carries Codec2; use an RTSP, UDP or TCP output`);
     if (codec && !codec.containers.includes(kind.container)) {
       errors.push(`output.uri: a .${ext} file cannot carry ${codec.codec}`);
     }

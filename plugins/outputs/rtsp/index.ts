@@ -6,6 +6,8 @@
  *   client plays (AV1 on 1.22 ignores it: its keyframe distance is kept ≤ 2 s instead).
  * - On demand: the whole pipeline is the mount's launch line, ending in the payloaders; the server builds it at
  *   the first client and tears it down after the last.
+ * With audio, the Codec2 stream is a second track beside any video codec: feed rtsp_feed1 → pay1, or pay1 in the
+ * on-demand launch.
  * The port is the same resource a listening TCP output claims.
  */
 import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
@@ -65,6 +67,7 @@ export default definePlugin<OutputPlugin>({
         pt: FIRST_DYNAMIC_PT + i,
         encodingName: codecs[i].rtp.encodingName,
         clockRate: codecs[i].rtp.clockRate,
+        ...(s.fmtp ? { fmtp: s.fmtp } : {}),
         attributes: [`control:stream=${i}`],
       })),
     });

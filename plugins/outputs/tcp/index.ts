@@ -4,7 +4,7 @@
  * (rtpstreampay: a 16-bit length before each packet), described by the SDP at GET /svc/pipeline/{id}/sdp.
  * A listening port is the same resource as a local RTSP server's port, so the two conflict.
  */
-import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, type CodecInfo, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 
 const ANY = new Set(['0.0.0.0', '::']);
 
@@ -18,6 +18,11 @@ function target(output: OutputSpec) {
 // format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
 const PASSTHROUGH = 'output.uri: a TCP output needs encoding (a stream passes through without encoding only into a .mkv recording)';
 
+// Spec create rule 4: only the RTP bundle carries Codec2 here, and only a codec without an MPEG-TS mapping (AV1)
+// goes as that bundle; H.264/H.265 go as MPEG-TS, which has no Codec2 mapping.
+const AUDIO_NEEDS_AV1 = 'audio over these outputs requires the AV1 video codec';
+const carriesAudio = (codec: CodecInfo | null) => Boolean(codec && !codec.containers.includes('mpegts'));
+
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'tcp',
@@ -29,6 +34,7 @@ export default definePlugin<OutputPlugin>({
   validate(output, pipeline, codec) {
     const errors: string[] = [];
     if (!codec && !pipeline.encoding) errors.push(PASSTHROUGH);
+    if (pipeline.audio && !carriesAudio(codec)) errors.push(AUDIO_NEEDS_AV1);
     if (!target(output)) errors.push('output.uri must be tcp://0.0.0.0:port (listen) or tcp://host:port (connect)');
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
     return errors;
@@ -42,6 +48,7 @@ export default definePlugin<OutputPlugin>({
     const sink = t.listen
       ? element('tcpserversink', { name: ctx.name('tcpsink'), host: t.host, port: t.port })
       : element('tcpclientsink', { name: ctx.name('tcpsink'), host: t.host, port: t.port });
+    // Audio (Codec2) joins the bundle as its second stream; validate refused it beside a TS-bound video codec.
     const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
     if (rtp) {
       const bundle = rtpBundle(ctx, streams);

@@ -5,7 +5,7 @@
  * GET /svc/pipeline/{id}/sdp. Multicast is sent on the interface named by network_interface or inline as
  * udp://iface@group:port, with TTL 1 (the appliance's segment).
  */
-import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, type CodecInfo, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 
 const MULTICAST_TTL = 1;
 
@@ -20,6 +20,11 @@ function target(output: OutputSpec) {
 // format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
 const PASSTHROUGH = 'output.uri: a UDP output needs encoding (a stream passes through without encoding only into a .mkv recording)';
 
+// Spec create rule 4: only the RTP bundle carries Codec2 here, and only a codec without an MPEG-TS mapping (AV1)
+// goes as that bundle; H.264/H.265 go as MPEG-TS, which has no Codec2 mapping.
+const AUDIO_NEEDS_AV1 = 'audio over these outputs requires the AV1 video codec';
+const carriesAudio = (codec: CodecInfo | null) => Boolean(codec && !codec.containers.includes('mpegts'));
+
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'udp',
@@ -33,6 +38,7 @@ export default definePlugin<OutputPlugin>({
     if (!t) return ['output.uri must be udp://host:port or udp://iface@group:port'];
     const errors: string[] = [];
     if (!codec && !pipeline.encoding) errors.push(PASSTHROUGH);
+    if (pipeline.audio && !carriesAudio(codec)) errors.push(AUDIO_NEEDS_AV1);
     if (t.iface && !/^[a-zA-Z0-9_.:-]{1,15}$/.test(t.iface)) errors.push('output.network_interface must be an interface name');
     if (output.network_interface && t.iface && !t.multicast) {
       errors.push('output.network_interface is used only with a multicast group');
@@ -55,6 +61,7 @@ export default definePlugin<OutputPlugin>({
       ...(t.multicast ? { 'auto-multicast': true, 'multicast-iface': t.iface, 'ttl-mc': MULTICAST_TTL } : {}),
     });
     // An unknown passthrough codec is remuxed into TS; only a known codec without a TS mapping goes as RTP.
+    // Audio (Codec2) joins the bundle as its second stream; validate refused it beside a TS-bound video codec.
     const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
     if (rtp) {
       const bundle = rtpBundle(ctx, streams);

@@ -4,10 +4,12 @@
  * pipeline takes the frames from intervideosrc, a live source that never ends, so outputs, encoders and RTSP
  * clients see one unbroken stream (see docs/dataplane.md for why not a seek). Passed through (no encoding), the
  * file is parsed and paced by clocksync and plays once (passthrough goes only into a recording). Files are shared
- * freely: no claim.
+ * freely: no claim. Asked for its audio (audio.source stream), the reader also hands the file's decoded audio over
+ * through interaudiosink/interaudiosrc; such a file must carry audio, or the reader never ends and so never loops
+ * (docs/audio.md).
  */
 import { existsSync, statSync } from 'node:fs';
-import { definePlugin, element, filePath, videoTail, type SourcePlugin } from '../../../core/sdk';
+import { caps, decodedTails, definePlugin, element, filePath, videoTail, type SourcePlugin } from '../../../core/sdk';
 
 export default definePlugin<SourcePlugin>({
   kind: 'source',
@@ -25,7 +27,7 @@ export default definePlugin<SourcePlugin>({
     return [];
   },
   claims: () => [],
-  fragment(source, ctx, { decode }) {
+  fragment(source, ctx, { decode, audio }) {
     const location = filePath(source.uri)!;
     if (!decode) {
       const src = element('filesrc', { name: ctx.name('src'), location });
@@ -33,17 +35,26 @@ export default definePlugin<SourcePlugin>({
     }
     // Inter channels are per process, and each pipeline has its own engine host: the element name is unique enough.
     const channel = ctx.name('fileloop');
-    const reader = [
+    const tails = decodedTails(ctx, Boolean(audio));
+    let reader = [
       element('filesrc', { name: ctx.name('src'), location }),
-      videoTail(ctx, true),
+      tails.video,
       'videoconvert',
       // intervideosink syncs to the clock, so the file plays in real time.
       element('intervideosink', { name: ctx.name('loopsink'), channel }),
     ].join(' ! ');
+    if (!tails.audio) return { description: element('intervideosrc', { name: channel, channel }), kind: 'raw', companion: reader };
+    // The file's audio takes the same way through interaudiosink/interaudiosrc, at fixed caps on both ends (Codec2's
+    // 8 kHz mono). async=false: the reader must reach PLAYING on its video alone. Between two plays of the file the
+    // main pipeline's interaudiosrc gives silence, as the video repeats its last frame.
+    const audioChannel = ctx.name('fileaudio');
+    const raw = caps('audio/x-raw', { format: 'S16LE', layout: 'interleaved', rate: 8000, channels: 1 });
+    reader += ` ${tails.audio} ! queue ! audioconvert ! audioresample ! ${raw} ! ${element('interaudiosink', { name: ctx.name('loopaudiosink'), channel: audioChannel, async: false })}`;
     return {
       description: element('intervideosrc', { name: channel, channel }),
       kind: 'raw',
       companion: reader,
+      audio: `${element('interaudiosrc', { name: audioChannel, channel: audioChannel })} ! ${raw}`,
     };
   },
 });

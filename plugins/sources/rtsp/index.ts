@@ -1,7 +1,8 @@
 /**
  * rtsp://… (and rtsps://…) through rtspsrc. latency_ms sets the jitter buffer; without it the service-wide
- * RTSP latency setting applies. Only the video stream is taken (a capsfilter on media=video). A network source
- * is shared freely: it claims nothing.
+ * RTSP latency setting applies. The video stream is taken by a capsfilter on media=video; when the pipeline's
+ * audio is the stream's own (audio.source stream), the first audio track is taken the same way and decoded. A
+ * network source is shared freely: it claims nothing.
  */
 import { caps, definePlugin, element, videoTail, type SourcePlugin } from '../../../core/sdk';
 
@@ -25,12 +26,17 @@ export default definePlugin<SourcePlugin>({
   accepts: (uri) => /^rtsps?:\/\//i.test(uri),
   validate: (source) => (valid(source.uri) ? [] : ['source.uri must be rtsp://host[:port]/path']),
   claims: () => [],
-  fragment(source, ctx, { decode }) {
+  fragment(source, ctx, { decode, audio }) {
+    const name = ctx.name('src');
     const src = element('rtspsrc', {
-      name: ctx.name('src'),
+      name,
       location: source.uri,
       latency: source.latency_ms ?? ctx.settings.rtspLatencyMs,
     });
-    return { description: `${src} ! ${caps('application/x-rtp', { media: 'video' })} ! ${videoTail(ctx, decode)}`, kind: decode ? 'raw' : 'encoded', codec: null };
+    const description = `${src} ! ${caps('application/x-rtp', { media: 'video' })} ! ${videoTail(ctx, decode)}`;
+    if (!audio) return { description, kind: decode ? 'raw' : 'encoded', codec: null };
+    // The server's first audio track, decoded by whatever depayloader and decoder GStreamer has for it.
+    const audioChain = `${name}. ! ${caps('application/x-rtp', { media: 'audio' })} ! ${element('decodebin', { name: ctx.name('adec') })} ! ${caps('audio/x-raw')}`;
+    return { description, kind: decode ? 'raw' : 'encoded', codec: null, audio: audioChain };
   },
 });

@@ -4,7 +4,7 @@
  * to listen on (0.0.0.0 for any). A network source is shared freely: it claims nothing (two pipelines may listen to
  * one multicast group; reuse is on).
  */
-import { caps, definePlugin, element, isMulticast, parseHostPort, videoTail, type SourcePlugin } from '../../../core/sdk';
+import { caps, decodedTails, definePlugin, element, isMulticast, parseHostPort, videoTail, type SourcePlugin } from '../../../core/sdk';
 
 const SILENCE_NS = 3_000_000_000;
 
@@ -24,7 +24,7 @@ export default definePlugin<SourcePlugin>({
     return [];
   },
   claims: () => [],
-  fragment(source, ctx, { decode }) {
+  fragment(source, ctx, { decode, audio }) {
     const hp = parseHostPort(source.uri, 'udp')!;
     const src = element('udpsrc', {
       name: ctx.name('src'),
@@ -38,6 +38,11 @@ export default definePlugin<SourcePlugin>({
       timeout: SILENCE_NS,
     });
     const ts = caps('video/mpegts', { systemstream: 'true', packetsize: 188 });
-    return { description: `${src} ! ${ts} ! ${videoTail(ctx, decode)}`, kind: decode ? 'raw' : 'encoded', codec: null, lossMessages: ['GstUDPSrcTimeout'] };
+    // With audio asked, the TS's audio comes decoded from the same decodebin as the video.
+    const tails = decode ? decodedTails(ctx, Boolean(audio)) : { video: videoTail(ctx, false), audio: undefined };
+    return {
+      description: `${src} ! ${ts} ! ${tails.video}`, kind: decode ? 'raw' : 'encoded', codec: null, lossMessages: ['GstUDPSrcTimeout'],
+      ...(tails.audio ? { audio: tails.audio } : {}),
+    };
   },
 });

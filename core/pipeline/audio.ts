@@ -1,0 +1,83 @@
+/**
+ * The simple-mode audio chain (design §4), pure: audio spec → description text up to raw audio, which the Codec2
+ * plugin's encoder then takes to 8 kHz mono S16 and codec2enc. Golden tests: test/audio/chain.test.ts.
+ *
+ *   source (the stream's decoded audio | alsasrc device | audiotestsrc wave)
+ *   → volume (only when set) → 200 Hz high-pass (noise_filter) → webrtcdsp (noise_suppression, auto_gain_control)
+ *
+ * Test sources skip the filters (spec), not the volume. webrtcdsp (findings §6) takes S16LE interleaved at 8, 16,
+ * 32 or 48 kHz in 10 ms chunks; it runs here at 8 kHz, the rate Codec2 needs anyway. Its echo canceller must be
+ * off (on, it wants a webrtcechoprobe), its own ~80 Hz high-pass is off (the 200 Hz one replaces it), and it reads
+ * its properties only at negotiation: nothing here changes live.
+ */
+import { caps, element, type AudioSpec, type ComposeContext, type EncodingSpec } from '../sdk';
+
+/** The spec's Audio object is Codec2 audio: the codec plugin that encodes it. */
+export const AUDIO_CODEC = 'codec2';
+
+/** noise_suppression_level 1..4 onto webrtcdsp's enum (the spec's "aggressive" is very-high). */
+export const NS_LEVELS = ['low', 'moderate', 'high', 'very-high'] as const;
+
+export const HIGH_PASS_HZ = 200;
+
+/**
+ * ALSA PCM names accepted in audio.device (docs/audio.md has the grammar): a bare `default`, `sysdefault`, `null`,
+ * `pulse` or `pipewire`, or a capture-capable plugin with a card and optional device and subdevice, by position
+ * (`hw:1,0`, `hw:1,0,2`, `plughw:CARD,0`) or by key (`sysdefault:CARD=x`, `hw:CARD=x,DEV=0,SUBDEV=1`). Cards are
+ * an index 0–31 or an ALSA card id (a letter, then up to 14 letters, digits or `_`); devices 0–31.
+ */
+const NUM = '(?:[0-9]|[12][0-9]|3[01])';
+const CARD = `(?:${NUM}|[A-Za-z][A-Za-z0-9_]{0,14})`;
+const POSITIONAL = `${CARD}(?:,${NUM}(?:,${NUM})?)?`;
+const KEYED = `CARD=${CARD}(?:,DEV=${NUM}(?:,SUBDEV=${NUM})?)?`;
+export const ALSA_DEVICE_PATTERN = `^(?:(?:default|sysdefault|null|pulse|pipewire)|(?:hw|plughw|dsnoop|sysdefault|default|front):(?:${POSITIONAL}|${KEYED}))$`;
+const ALSA_DEVICE = new RegExp(ALSA_DEVICE_PATTERN);
+
+export function isAlsaDevice(device: string): boolean {
+  return ALSA_DEVICE.test(device);
+}
+
+/**
+ * The chain from the audio source to raw audio, before the encoder. `stream` is the video source's own audio
+ * (SourceFragment.audio), required when audio.source is stream.
+ */
+export function audioChain(audio: AudioSpec, ctx: ComposeContext, stream?: string): string {
+  const parts: string[] = [];
+  if (audio.source === 'test') {
+    parts.push(element('audiotestsrc', { name: ctx.name('asrc'), wave: audio.test_wave, 'is-live': true }));
+  } else if (audio.source === 'local') {
+    if (!audio.device) throw new Error('audio.device is required when audio.source is local');
+    parts.push(element('alsasrc', { name: ctx.name('asrc'), device: audio.device }));
+  } else {
+    if (!stream) throw new Error('the source gives no audio stream');
+    parts.push(stream);
+  }
+  // A thread of its own: a demuxer's audio pad must never wait on the audio filters, nor the video on them.
+  parts.push('queue', 'audioconvert', 'audioresample');
+  if (audio.volume !== undefined) parts.push(element('volume', { name: ctx.name('avolume'), volume: audio.volume }));
+  const filters = audio.source !== 'test';
+  if (filters && audio.noise_filter) {
+    parts.push(element('audiocheblimit', { name: ctx.name('ahighpass'), mode: 'high-pass', cutoff: HIGH_PASS_HZ, poles: 4 }), 'audioconvert');
+  }
+  if (filters && (audio.noise_suppression || audio.auto_gain_control)) {
+    parts.push(
+      'audioresample',
+      caps('audio/x-raw', { format: 'S16LE', layout: 'interleaved', rate: 8000, channels: 1 }),
+      element('webrtcdsp', {
+        name: ctx.name('adsp'),
+        'echo-cancel': false,
+        'high-pass-filter': false,
+        'noise-suppression': audio.noise_suppression,
+        'noise-suppression-level': NS_LEVELS[audio.noise_suppression_level - 1] ?? 'moderate',
+        // On/off only: bookworm's webrtc-audio-processing ignores the AGC's tuning (findings §6).
+        'gain-control': audio.auto_gain_control,
+      }),
+    );
+  }
+  return parts.join(' ! ');
+}
+
+/** The encoding the Codec2 plugin reads: its `bitrate` is the Codec2 mode in bit/s (plugins/codecs/codec2). */
+export function audioEncoding(audio: AudioSpec): EncodingSpec {
+  return { codec: AUDIO_CODEC, bitrate: audio.codec2_mode, width: 0, height: 0, fps: 0, quality: 0 };
+}
