@@ -23,6 +23,9 @@ import { deviceRoutes } from './http/routes/devices';
 import { healthRoutes } from './http/routes/health';
 import { licenceRoutes } from './http/routes/licence';
 import { pipelineRoutes } from './http/routes/pipelines';
+import { framegrabRoutes, klvRoutes } from './http/routes/framegrabs';
+import { clientIp } from './http/client-ip';
+import { FramegrabStore } from './framegrabs/store';
 import { sdpRoutes } from './http/routes/sdp';
 import { settingsRoutes } from './http/routes/settings';
 import { webhookRoutes } from './http/routes/webhooks';
@@ -90,6 +93,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   // latency at the next pipeline start (the manager reads it through the function below).
   log.level = settings.get().log_level;
   settings.onChange((now) => { log.level = now.log_level; });
+  const framegrabs = new FramegrabStore(config.dataDir, () => settings.get().framegrab_retention);
+  settings.onChange((now, before) => { if (now.framegrab_retention < before.framegrab_retention) framegrabs.pruneAll(); });
   container.register(TOKENS.PipelineManager, {
     useFactory: (c) => new PipelineManager(
       c.resolve<PluginRegistry>(TOKENS.PluginRegistry),
@@ -106,6 +111,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
         restartBaseMs: 500,
         restartMaxMs: 30_000,
       },
+      framegrabs,
     ),
   });
   const manager = container.resolve<PipelineManager>(TOKENS.PipelineManager);
@@ -124,6 +130,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), phase: () => phase });
   licenceRoutes(app, licence);
   pipelineRoutes(app, manager, events, config.sseKeepaliveMs);
+  framegrabRoutes(app, manager, framegrabs, (req) => clientIp(req, config.trustedProxies));
+  klvRoutes(app, manager);
   sdpRoutes(app, manager, registry);
   settingsRoutes(app, settings);
   const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));

@@ -117,7 +117,9 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
   pipeline = new native.Pipeline(cmd.description, onBus);
   for (const sink of cmd.watchSinks ?? []) pipeline.watchSink(sink);
   try {
-    const state = await pipeline.setState('playing', cmd.timeoutMs);
+    const playing = pipeline.setState('playing', cmd.timeoutMs);
+    if (cmd.prime) await prime(pipeline, cmd.prime, playing);
+    const state = await playing;
     if (cmd.rtsp) startRtsp(cmd.rtsp, pipeline);
     return { state };
   } catch (err) {
@@ -125,6 +127,24 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     const why = lastError ? `${e.message}: ${lastError}` : e.message;
     teardown();
     throw new HostError(e.code ?? 'NG_ERR_STATE', why);
+  }
+}
+
+/**
+ * Pushes one buffer into an appsrc as soon as it takes it (it refuses while still flushing, before it starts), and
+ * before the pipeline settles: a live mpegtsmux outputs nothing, so the sinks never commit to PLAYING, until every
+ * sink pad has had data — an idle KLV appsrc would hold the whole pipeline back.
+ */
+async function prime(p: Pipeline, what: { appsrc: string; data: Uint8Array }, settled: Promise<unknown>): Promise<void> {
+  let done = false;
+  void settled.catch(() => undefined).finally(() => { done = true; });
+  while (!done) {
+    try {
+      p.pushBuffer(what.appsrc, Buffer.from(what.data), -1);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 }
 

@@ -2,7 +2,11 @@
 import type { LiveChange, RtspService } from '../sdk';
 
 export type HostCommand =
-  | { op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[] }
+  | {
+    op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[];
+    /** A buffer pushed into an appsrc while the pipeline starts: a muxer waits for data on every pad before its first output. */
+    prime?: { appsrc: string; data: Uint8Array };
+  }
   | { op: 'stop'; eos: boolean; timeoutMs: number }
   | { op: 'set'; changes: LiveChange[] }
   | { op: 'inspect'; description: string }

@@ -1,13 +1,15 @@
 /** Pipeline events, fanned out to SSE watchers and webhooks. Only the manager emits them. */
 import { EventEmitter } from 'node:events';
 import type { PipelineView } from '../pipeline/model';
+import type { KlvEvent } from '../klv/extractor';
 
 export type PipelineEvent =
   | { type: 'status'; id: string; pipeline: PipelineView }
   | { type: 'deleted'; id: string }
   | { type: 'error'; id: string; message: string }
   | { type: 'started'; id: string; pipeline: PipelineView }
-  | { type: 'stopped'; id: string; pipeline: PipelineView };
+  | { type: 'stopped'; id: string; pipeline: PipelineView }
+  | { type: 'klv'; id: string; data: KlvEvent };
 
 export class PipelineEvents {
   private readonly emitter = new EventEmitter();

@@ -9,6 +9,8 @@ import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from './model';
 // advanced.ts uses this module's helpers too; the cycle is safe because each side calls the other only at run time.
 import { composeAdvanced } from './advanced';
+import { framegrabBranch, type FramegrabElements } from '../framegrabs/branch';
+import { KLV_STREAM, klvExtractor, klvInjector } from '../klv/fragments';
 
 export interface ComposeSettings {
   rtspLatencyMs: number;
@@ -30,6 +32,12 @@ export interface ComposedPipeline {
   lossMessages?: string[];
   /** End-of-stream is the stream's natural end, not a lost source. */
   finite?: boolean;
+  /** The framegrab branch's elements (core/framegrabs/branch.ts), closed until framegrabs start. */
+  framegrab?: FramegrabElements;
+  /** The appsrc that takes ST 0601 packets for the output's KLV stream, when the output carries KLV. */
+  klvInjector?: string;
+  /** The appsink that receives the source's KLV, when the source may carry it. */
+  klvSink?: string;
 }
 
 export function composeContext(pipelineId: string, settings: ComposeSettings, encodedVideoCaps: readonly string[] = []): ComposeContext {
@@ -60,6 +68,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   const sf = source.fragment(def.source, ctx, { decode: Boolean(enc), audio: def.audio?.source === 'stream' });
   let chain = sf.description;
   let encoderElement: string | undefined;
+  let framegrab: ReturnType<typeof framegrabBranch> | undefined;
   const features: string[] = [];
   let codecInfo: OutputStream['codec'] = null;
   if (enc) {
@@ -67,6 +76,11 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     if (!codec) throw new ComposeError(`no codec plugin provides ${enc.codec}`);
     const encoder = codec.encoder(enc, ctx);
     chain += ` ! queue ! videoconvert ! videoscale ! videorate ! ${caps('video/x-raw', { width: enc.width, height: enc.height, framerate: `${enc.fps}/1` })}`;
+    // Framegrabs take the scaled raw frames before the encoder; an on-demand pipeline runs inside the RTSP server, out of reach.
+    if (!def.on_demand) {
+      framegrab = framegrabBranch(ctx);
+      chain += ` ! ${framegrab.tee} ! queue`;
+    }
     chain += ` ! ${encoder.description}`;
     encoderElement = encoder.element;
     features.push(codec.licenceFeature);
@@ -82,8 +96,15 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     streams.push(audio.stream);
     features.push(audio.feature);
   }
+  // The KLV stream is always there when the output can carry it, so a geolocation patch applies without a restart.
+  const klvIn = enc && !onDemand && output.carriesKlv?.(def.output) ? klvInjector(ctx) : undefined;
+  if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
   const of = output.fragment(def.output, streams, ctx, { onDemand });
   const parts = [of.shared, `${chain} ! ${of.streams[0]}`, audio ? `${audio.chain} ! ${of.streams[1]}` : ''].filter(Boolean);
+  if (klvIn) parts.push(`${klvIn.description} ! ${of.streams[streams.length - 1]}`);
+  if (framegrab) parts.push(framegrab.branch);
+  const klvOut = sf.klv && !onDemand ? klvExtractor(ctx, sf.klv) : undefined;
+  if (klvOut) parts.push(klvOut.description);
   const description = parts.join(' ');
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
@@ -91,6 +112,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   return {
     description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions,
     lossMessages: sf.lossMessages, finite: sf.finite,
+    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, klvSink: klvOut?.sink,
   };
 }
 

@@ -19,6 +19,10 @@ import { inspectFacts } from './advanced';
 import { composePipeline, ComposeError, type ComposedPipeline } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { SerialQueue } from './serial-queue';
+import { framegrabChanges, type FramegrabSettings } from '../framegrabs/branch';
+import type { FramegrabStore } from '../framegrabs/store';
+import { klvEvent } from '../klv/extractor';
+import { KlvInjector } from '../klv/injector';
 import { notFound, PipelineValidator } from './validate';
 
 export interface ManagerOptions {
@@ -46,6 +50,13 @@ interface Entry {
   deleted: boolean;
   /** A stop is under way: the end-of-stream it causes is not a lost source. */
   stopping: boolean;
+  /** Framegrabs the operator wants (kept across stop and play), or null. */
+  framegrab: FramegrabSettings | null;
+  /** Whether the operator wants the source's KLV decoded into `klv` events. */
+  klvWanted: boolean;
+  /** KLV has arrived from the source. */
+  klvSeen: boolean;
+  injector: KlvInjector | null;
 }
 
 const STORE = 'pipelines';
@@ -69,6 +80,7 @@ export class PipelineManager {
     private readonly licence: LicenceGate,
     private readonly log: Logger,
     private readonly opts: ManagerOptions,
+    private readonly framegrabs: FramegrabStore | null = null,
   ) {
     this.validator = new PipelineValidator(registry);
   }
@@ -104,7 +116,8 @@ export class PipelineManager {
       started_by: e.state === 'playing' ? e.startedBy : null,
       persisted: e.store !== null,
       geolocation: e.def.geolocation ?? null,
-      klv: { available: false },
+      klv: e.klvSeen ? { available: true, state: e.klvWanted ? 'running' : 'stopped' } : { available: false },
+      framegrab: e.framegrab ? { state: 'running', ...e.framegrab } : { state: 'stopped' },
       last_error: e.lastError,
       ...(e.store ? { auto_start: e.store.auto_start, description: e.store.description } : {}),
     };
@@ -158,6 +171,7 @@ export class PipelineManager {
     return {
       def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
       lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
+      framegrab: null, klvWanted: false, klvSeen: false, injector: null,
     };
   }
 
@@ -173,6 +187,7 @@ export class PipelineManager {
         throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
       });
       e.def = def;
+      e.klvSeen = false;
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
     });
@@ -251,8 +266,12 @@ export class PipelineManager {
     e.running = composed;
     try {
       const host = await this.ensureHost(e);
-      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs },
-        this.opts.startTimeoutMs + 5000);
+      const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s));
+      const prime = composed.klvInjector ? { appsrc: composed.klvInjector, data: KlvInjector.firstPacket(e.def.geolocation) } : undefined;
+      await host.request({
+        op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs,
+        watchSinks, prime,
+      }, this.opts.startTimeoutMs + 5000);
     } catch (err) {
       this.claims.release(id);
       e.running = null;
@@ -265,6 +284,23 @@ export class PipelineManager {
     e.lastError = null;
     e.restartAttempts = 0;
     this.setState(e, 'playing', startedBy);
+    await this.applyExtras(e);
+  }
+
+  /** After a start: the wanted framegrabs, and geolocation into the KLV stream. */
+  private async applyExtras(e: Entry): Promise<void> {
+    const running = e.running;
+    const host = e.host;
+    if (!running || !host) return;
+    if (running.framegrab && e.framegrab) {
+      await host.request({ op: 'set', changes: framegrabChanges(running.framegrab, e.framegrab) })
+        .catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'framegrabs could not start'));
+    }
+    if (running.klvInjector) {
+      const appsrc = running.klvInjector;
+      e.injector = new KlvInjector((data) => host.request({ op: 'push', appsrc, data, ptsNs: -1 }));
+      e.injector.update(e.def.geolocation);
+    }
   }
 
   private startFailure(err: unknown, why: string): ApiError {
@@ -278,6 +314,8 @@ export class PipelineManager {
   /** Stops what runs (finalising files when eos), releases claims, and reports ready. */
   private async halt(e: Entry, eos: boolean): Promise<void> {
     const wasPlaying = e.state === 'playing';
+    e.injector?.stop();
+    e.injector = null;
     const host = e.host;
     if (host?.alive && (e.running || e.def.on_demand)) {
       e.stopping = true;
@@ -335,6 +373,7 @@ export class PipelineManager {
       if (patch.geolocation !== undefined) {
         if (patch.geolocation === null) delete e.def.geolocation;
         else e.def.geolocation = patch.geolocation;
+        e.injector?.update(e.def.geolocation);
       }
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
@@ -373,6 +412,79 @@ export class PipelineManager {
       throw err instanceof ApiError && err.code === 'PIPELINE_START_TIMEOUT'
         ? err
         : new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing with the new encoding; previous configuration restored: ${(err as Error).message}`);
+    }
+  }
+
+  // ---- framegrabs and KLV ---------------------------------------------------------------------------------
+
+  framegrabStart(id: string, settings: FramegrabSettings): Promise<PipelineView> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      const el = this.compose(e.def).framegrab;
+      if (!el) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no framegrab branch: framegrabs need a simple-mode pipeline that encodes and is not on demand`);
+      e.framegrab = { ...settings };
+      if (e.state === 'playing' && e.running?.framegrab) await this.hostOf(e).request({ op: 'set', changes: framegrabChanges(e.running.framegrab, e.framegrab) });
+      this.events.emit({ type: 'status', id, pipeline: this.view(e) });
+      return this.view(e);
+    });
+  }
+
+  framegrabStop(id: string): Promise<PipelineView> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      e.framegrab = null;
+      if (e.state === 'playing' && e.running?.framegrab && e.host?.alive) {
+        await e.host.request({ op: 'set', changes: framegrabChanges(e.running.framegrab, null) });
+      }
+      this.events.emit({ type: 'status', id, pipeline: this.view(e) });
+      return this.view(e);
+    });
+  }
+
+  klvStart(id: string): Promise<PipelineView> {
+    return this.klvWant(id, true);
+  }
+
+  klvStop(id: string): Promise<PipelineView> {
+    return this.klvWant(id, false);
+  }
+
+  private klvWant(id: string, wanted: boolean): Promise<PipelineView> {
+    const e = this.entry(id);
+    return e.queue.run(async () => {
+      this.assertAlive(e, id);
+      if (wanted && !e.klvSeen) {
+        throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no KLV to extract: klv.available is false (the source has carried none while playing)`);
+      }
+      e.klvWanted = wanted;
+      this.events.emit({ type: 'status', id, pipeline: this.view(e) });
+      return this.view(e);
+    });
+  }
+
+  /** A sample from a watched appsink: a framegrab JPEG, or a KLV packet of the source. */
+  private onSample(e: Entry, sink: string, data: Uint8Array, pts: number): void {
+    const running = e.running;
+    if (!running) return;
+    if (sink === running.framegrab?.sink) {
+      if (!e.framegrab || !this.framegrabs) return;
+      try {
+        this.framegrabs.save(e.def.id, data);
+      } catch (err) {
+        this.log.error({ pipeline: e.def.id, err: (err as Error).message }, 'framegrab could not be written');
+      }
+      return;
+    }
+    if (sink === running.klvSink) {
+      if (!e.klvSeen) {
+        e.klvSeen = true;
+        this.events.emit({ type: 'status', id: e.def.id, pipeline: this.view(e) });
+      }
+      if (!e.klvWanted) return;
+      const decoded = klvEvent(e.def.id, data, pts);
+      if (decoded) this.events.emit({ type: 'klv', id: e.def.id, data: decoded });
     }
   }
 
@@ -503,6 +615,9 @@ export class PipelineManager {
           this.interrupted(e, `the source went silent (${ev.name}); reconnecting`, true);
         }
         break;
+      case 'sample':
+        this.onSample(e, ev.sink, ev.data, ev.pts);
+        break;
       case 'rtsp':
         if (!e.def.on_demand) break;
         if (ev.type === 'media-prepared') void e.queue.run(async () => this.setState(e, 'playing', 'on_demand'));
@@ -537,6 +652,8 @@ export class PipelineManager {
     this.log.error({ pipeline: id }, message);
     e.lastError = message;
     this.events.emit({ type: 'error', id, message });
+    e.injector?.stop();
+    e.injector = null;
     void e.queue.run(async () => {
       e.running = null;
       this.claims.release(id);

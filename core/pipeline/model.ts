@@ -47,6 +47,8 @@ export interface PipelineView extends PipelineDefinition {
   persisted: boolean;
   geolocation: Geolocation | null;
   klv: { available: boolean; state?: 'running' | 'stopped' };
+  /** Framegrabs wanted for this pipeline (docs/framegrabs.md); captured while it plays. */
+  framegrab: { state: 'running' | 'stopped'; interval_seconds?: number; quality?: number };
   last_error: string | null;
   auto_start?: boolean;
   description?: string;

@@ -91,6 +91,11 @@ export interface OutputPlugin extends PluginBase {
   claims(output: OutputSpec): Claim[];
   /** Whether `on_demand: true` is allowed with this output. */
   supportsOnDemand: boolean;
+  /**
+   * Whether this output can carry a KLV stream (an OutputStream of media 'klv'); absent means it cannot. No built-in
+   * output declares it yet: 1.22's mpegtsmux holds the video back until every pad has data (docs/klv.md).
+   */
+  carriesKlv?(output: OutputSpec): boolean;
   fragment(output: OutputSpec, streams: OutputStream[], ctx: ComposeContext, opts: { onDemand: boolean }): OutputFragment;
 }
 

@@ -78,6 +78,11 @@ export interface SourceFragment {
   /** The stream ends by itself (a file played once): its end-of-stream is a normal end, not a lost source. */
   finite?: boolean;
   /**
+   * When the source may carry KLV metadata (MPEG-TS): a pad reference (e.g. `dec.`) from which it can be linked.
+   * The core links it through a meta/x-klv capsfilter, so no other pad of that element ever matches.
+   */
+  klv?: string;
+  /**
    * Only when fragment() was asked for audio: a chain yielding the source's own audio, decoded (audio/x-raw). It
    * either starts from an element of `description` by reference (`dec. ! …`, a demuxer's or decodebin's audio pad)
    * or is a source of its own (e.g. interaudiosrc fed by the companion). A stream without audio leaves it silent.
@@ -96,7 +101,7 @@ export interface OutputStream {
 /** What an output needs to know about a codec without naming it. */
 export interface CodecInfo {
   readonly codec: string;
-  readonly media: 'video' | 'audio';
+  readonly media: 'video' | 'audio' | 'klv';
   /** The encoded caps media type, e.g. video/x-h264. */
   readonly caps: string;
   /** Containers the codec can be muxed into: mpegts, matroska, mp4. */

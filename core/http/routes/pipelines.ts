@@ -74,6 +74,7 @@ export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, e
       if (ev.id !== id) return;
       if (ev.type === 'status') sse.send('pipeline_status', ev.pipeline);
       else if (ev.type === 'error') sse.send('pipeline_error', { message: ev.message });
+      else if (ev.type === 'klv') sse.send('klv', ev.data);
       else if (ev.type === 'deleted') {
         sse.send('pipeline_not_found', { pipeline_id: id });
         sse.close();

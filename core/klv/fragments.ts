@@ -1,0 +1,51 @@
+/**
+ * KLV in a composed pipeline (design §4, dataplane-findings §3):
+ * - injection: an appsrc the core pushes ST 0601 packets into, handed to the output as one more stream. The
+ *   appsrc timestamps every buffer (is-live, do-timestamp, format=time): 1.22's mpegtsmux holds PTS-less KLV
+ *   until end-of-stream.
+ * - extraction: the source's KLV pad (tsdemux's meta/x-klv, through decodebin or parsebin) into an appsink the
+ *   engine host watches. The capsfilter comes first so the demuxer's video pad can never link into this branch.
+ */
+import { element, type CodecInfo, type ComposeContext } from '../sdk';
+
+export const KLV_CAPS = 'meta/x-klv,parsed=true';
+
+/**
+ * KLV as a stream an output carries: into MPEG-TS as meta/x-klv (stream_type 0x06, 'KLVA'), over RTP as RFC 6597
+ * with the SMPTE336M encoding name and its own payload type (players drop KLV otherwise, MediaMTX #4848).
+ */
+export const KLV_STREAM: CodecInfo = Object.freeze({
+  codec: 'klv',
+  media: 'klv' as const,
+  caps: 'meta/x-klv',
+  containers: ['mpegts'],
+  parser: 'identity',
+  rtp: {
+    encodingName: 'SMPTE336M',
+    clockRate: 90000,
+    payloader: (_ctx: ComposeContext, name: string, pt: number) => element('rtpklvpay', { name, pt }),
+    depayloader: () => 'rtpklvdepay',
+  },
+});
+
+export function klvInjector(ctx: ComposeContext): { appsrc: string; description: string } {
+  const appsrc = ctx.name('klvsrc');
+  return {
+    appsrc,
+    description: element('appsrc', { name: appsrc, 'is-live': true, 'do-timestamp': true, format: 'time', caps: KLV_CAPS }),
+  };
+}
+
+/** `from` is the pad reference the source gives (e.g. `dec.`). */
+export function klvExtractor(ctx: ComposeContext, from: string): { sink: string; description: string } {
+  const sink = ctx.name('klvsink');
+  return {
+    sink,
+    description: [
+      from,
+      element('capsfilter', { caps: 'meta/x-klv' }),
+      element('queue', { leaky: 'downstream', 'max-size-buffers': 30 }),
+      element('appsink', { name: sink, sync: false, async: false, 'max-buffers': 30, drop: true }),
+    ].join(' ! '),
+  };
+}
