@@ -23,9 +23,13 @@ describe('composeSimple', () => {
     expect(c.description).toBe(
       'mp4mux name="mux" fragment-duration=1000 ! filesink name="filesink" location="/tmp/out.mp4" '
       + 'videotestsrc name="src" is-live=true pattern="ball" ! queue ! videoconvert ! videoscale ! videorate ! '
-      + 'capsfilter caps="video/x-raw,width=640,height=360,framerate=30/1" ! capsfilter caps="video/x-raw,format=I420" ! '
+      + 'capsfilter caps="video/x-raw,width=640,height=360,framerate=30/1" ! tee name="fgtee" ! queue ! capsfilter caps="video/x-raw,format=I420" ! '
       + 'x264enc name="venc" bitrate=800 tune="zerolatency" speed-preset="veryfast" key-int-max=60 ! '
-      + 'capsfilter caps="video/x-h264,profile=high" ! h264parse ! queue ! mux.',
+      + 'capsfilter caps="video/x-h264,profile=high" ! h264parse ! queue ! mux. '
+      // the framegrab branch (docs/framegrabs.md), closed until framegrabs start
+      + 'fgtee. ! queue leaky="downstream" max-size-buffers=2 ! valve name="fgvalve" drop=true ! videorate drop-only=true ! '
+      + 'capsfilter name="fgrate" caps="video/x-raw,framerate=1/1" ! jpegenc name="fgjpeg" ! '
+      + 'appsink name="fgsink" sync=false async=false max-buffers=4 drop=true',
     );
     expect(c.finaliseWithEos).toBe(true);
     expect(c.encoderElement).toBe('venc');
