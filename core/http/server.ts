@@ -40,7 +40,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     bodyLimit: opts.bodyLimit,
     ...(opts.https ? { https: opts.https } : {}),
     // Deeply nested JSON is refused by the parser below before it can cost anything.
-    ajv: { customOptions: { allErrors: true } },
+    // Unknown fields are refused, never silently dropped (Fastify's default would remove them).
+    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
     return503OnClosing: true,
     forceCloseConnections: true,
     // Failures Fastify meets before routing (a path that does not percent-decode) get the one error body too.

@@ -3,6 +3,7 @@
  * checks shapes and ranges; the plugins that will carry the pipeline check what only they know.
  */
 import { ApiError, validationError } from '../errors/catalogue';
+import { mgrsValid } from '../klv/geolocation';
 import type { PluginRegistry } from '../plugins/registry';
 import type { Claim, CodecInfo, SourcePlugin } from '../sdk';
 import { AUDIO_CODEC } from './audio';
@@ -66,6 +67,7 @@ export class PipelineValidator {
     if (hasLatLon && g.mgrs !== undefined) return ['geolocation takes either latitude/longitude or mgrs, not both'];
     if (!hasLatLon && g.mgrs === undefined) return ['geolocation requires latitude and longitude, or mgrs'];
     if (hasLatLon && (g.latitude === undefined || g.longitude === undefined)) return ['geolocation requires both latitude and longitude'];
+    if (g.mgrs !== undefined && !mgrsValid(g.mgrs)) return ['geolocation.mgrs must be a valid MGRS grid reference'];
     return [];
   }
 

@@ -52,6 +52,9 @@ describe('geolocation', () => {
     expect((await svc.api('GET', '/svc/pipeline/geo')).body.geolocation).toEqual({ mgrs: '32UPU8000080000', heading: 10 });
     const both = await svc.api('PATCH', '/svc/pipeline/geo', { geolocation: { mgrs: '32UPU8000080000', latitude: 1, longitude: 2 } });
     expect(both.status).toBe(400);
+    const badGrid = await svc.api('PATCH', '/svc/pipeline/geo', { geolocation: { mgrs: 'ZZ99' } });
+    expect(badGrid.status).toBe(400);
+    expect(badGrid.body.details.errors).toContain('geolocation.mgrs must be a valid MGRS grid reference');
     const cleared = await svc.api('PATCH', '/svc/pipeline/geo', { geolocation: null });
     expect(cleared.body).toMatchObject({ geolocation: null, state: 'playing' });
     expect((await hostPidsByPipeline(svc.child.pid!)).get('geo')).toBe(before);
