@@ -7,8 +7,9 @@ import { caps, type ComposeContext, type OutputStream, type RtspService, type So
 import { AUDIO_CODEC, audioChain, audioEncoding } from './audio';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from './model';
-// advanced.ts uses this module's helpers too; the cycle is safe because each side calls the other only at run time.
+// advanced.ts and multiview.ts use this module's helpers too; the cycle is safe because each side calls the other only at run time.
 import { composeAdvanced } from './advanced';
+import { composeMultiview } from './multiview';
 import { framegrabBranch, type FramegrabElements } from '../framegrabs/branch';
 import { KLV_STREAM, klvExtractor, klvInjector } from '../klv/fragments';
 
@@ -131,8 +132,9 @@ function audioBranch(def: PipelineDefinition, sf: SourceFragment, registry: Plug
   };
 }
 
-/** Any mode: advanced descriptions come from advanced.ts (macro expansion), the rest from the plugins' fragments. */
+/** Any mode: advanced descriptions come from advanced.ts (macro expansion), multiview from multiview.ts, simple from the plugins' fragments here. */
 export function composePipeline(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
   if (def.mode === 'advanced') return composeAdvanced(def, registry, settings);
+  if (def.mode === 'multiview') return composeMultiview(def, registry, settings);
   return composeSimple(def, registry, settings);
 }

@@ -50,7 +50,6 @@ export function encodingSchema(codecs: string[]) {
       fps: { ...encodingRanges.fps, default: ENCODING_DEFAULTS.fps },
       quality: { type: 'integer', minimum: 1, maximum: 10, default: ENCODING_DEFAULTS.quality },
     },
-    required: ['codec'],
   };
 }
 
@@ -138,6 +137,9 @@ export function pipelineSchema(codecs: string[]) {
       geolocation: geolocationSchema,
       ...Object.fromEntries(RESPONSE_ONLY.map((k) => [k, {}])),
     },
+    // Multiview's codec is fixed by the spec (AV1), so only there may encoding leave it out (core/pipeline/multiview.ts).
+    if: { properties: { mode: { const: 'multiview' } }, required: ['mode'] },
+    else: { properties: { encoding: { required: ['codec'] } } },
   };
 }
 

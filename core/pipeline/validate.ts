@@ -10,7 +10,8 @@ import { AUDIO_CODEC } from './audio';
 import { SchemaValidator } from '../validation/validator';
 import { validateAdvanced } from './advanced';
 import type { PipelineDefinition } from './model';
-import { patchSchema, pipelineSchema, RESPONSE_ONLY } from './schema';
+import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from './multiview';
+import { ENCODING_DEFAULTS, patchSchema, pipelineSchema, RESPONSE_ONLY } from './schema';
 
 export class PipelineValidator {
   private readonly body: SchemaValidator<Record<string, unknown>>;
@@ -55,7 +56,7 @@ export class PipelineValidator {
     if (errors.length) return errors;
     errors.push(...this.geolocation(def));
     if (def.mode === 'simple') errors.push(...this.simple(def));
-    else if (def.mode !== 'advanced') errors.push(`${def.mode} mode is not available yet`);
+    else if (def.mode === 'multiview') errors.push(...this.multiview(def));
     else errors.push(...validateAdvanced(def, this.registry));
     return errors;
   }
@@ -95,6 +96,46 @@ export class PipelineValidator {
     return errors;
   }
 
+  /**
+   * Multiview: every input's source through its plugin (messages name the input), the output against AV1. The
+   * spec fixes the codec and quality, so another value is refused rather than silently replaced
+   * (docs/multiview.md); once valid, the definition carries the full encoding (defaults, av1, quality 5).
+   */
+  private multiview(def: PipelineDefinition): string[] {
+    const errors: string[] = [];
+    const codec = this.registry.codec(MULTIVIEW_CODEC);
+    if (!codec) errors.push(`multiview needs the ${MULTIVIEW_CODEC} codec plugin, which is not installed`);
+    const given = def.encoding as Partial<PipelineDefinition['encoding']> | undefined;
+    if (given?.codec !== undefined && given.codec !== MULTIVIEW_CODEC) {
+      errors.push(`encoding.codec must be ${MULTIVIEW_CODEC} in multiview mode (multiview always encodes ${MULTIVIEW_CODEC}), or left out`);
+    }
+    if (given?.quality !== undefined && given.quality !== MULTIVIEW_QUALITY) {
+      errors.push(`encoding.quality is fixed at ${MULTIVIEW_QUALITY} in multiview mode, or left out`);
+    }
+    const encoding = { ...ENCODING_DEFAULTS, ...given, codec: MULTIVIEW_CODEC, quality: MULTIVIEW_QUALITY };
+    const problem = layoutProblem(def.inputs!.length, encoding.width, encoding.height);
+    if (problem) errors.push(problem);
+    if (codec) errors.push(...(codec.validate?.(encoding) ?? []));
+    def.inputs!.forEach((input, i) => {
+      const source = this.registry.source(input.source.uri);
+      if (!source) {
+        errors.push(`inputs[${i}].source.uri scheme is not supported`);
+        return;
+      }
+      const view = { ...def, source: input.source, encoding };
+      // Plugins name their field `source.…`; here it is this input's source.
+      errors.push(...source.validate(input.source, view).map((m) => (m.startsWith('source.') ? `inputs[${i}].${m}` : `inputs[${i}].source: ${m}`)));
+    });
+    const output = this.registry.output(def.output!.uri);
+    if (!output) errors.push('output.uri scheme is not supported');
+    else {
+      errors.push(...output.validate(def.output!, { ...def, encoding }, codec ?? null));
+      if (def.on_demand && !output.supportsOnDemand) errors.push('on_demand is allowed only with a local RTSP output');
+    }
+    if (!errors.length) def.encoding = encoding;
+    return errors;
+  }
+
   /** Create rules 4–6 beyond the schema's ranges (spec Audio validation table, word for word). */
   private audio(def: PipelineDefinition, source: SourcePlugin | undefined): string[] {
     const audio = def.audio!;
@@ -109,10 +150,18 @@ export class PipelineValidator {
 
   /** The resources the pipeline holds while active. */
   claims(def: PipelineDefinition): Claim[] {
+    if (def.mode === 'multiview') return this.multiviewClaims(def);
     if (def.mode !== 'simple') return [];
     const source = this.registry.source(def.source!.uri);
     const output = this.registry.output(def.output!.uri);
     return [...(source?.claims(def.source!) ?? []), ...(output?.claims(def.output!) ?? [])];
+  }
+
+  /** Every input's claims (a camera is exclusive within the pipeline too: spec create rule 3) and the output's. */
+  private multiviewClaims(def: PipelineDefinition): Claim[] {
+    const inputs = (def.inputs ?? []).flatMap((input) => this.registry.source(input.source.uri)?.claims(input.source) ?? []);
+    const output = this.registry.output(def.output!.uri);
+    return [...inputs, ...(output?.claims(def.output!) ?? [])];
   }
 
   /**
