@@ -71,8 +71,17 @@ export function fontSize(cellHeight: number): number {
   return Math.max(6, Math.round(cellHeight / 16));
 }
 
+/** textoverlay's own padding (25 pixels) would push a label halfway down a small cell: a margin in proportion instead. */
+export function textMargin(cellHeight: number): number {
+  return Math.max(2, Math.round(cellHeight / 40));
+}
+
 function textProps(cell: Cell) {
-  return { 'font-desc': `Sans ${fontSize(cell.height)}`, 'auto-resize': false, 'shaded-background': true, halignment: 'left' };
+  const margin = textMargin(cell.height);
+  return {
+    'font-desc': `Sans ${fontSize(cell.height)}`, 'auto-resize': false, 'shaded-background': true,
+    halignment: 'left', 'line-alignment': 'left', xpad: margin, ypad: margin,
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
 import { composePipeline } from '../../core/pipeline/compose';
-import { composeMultiview, flipDirection, fontSize, layoutProblem, multiviewLayout } from '../../core/pipeline/multiview';
+import { composeMultiview, flipDirection, fontSize, layoutProblem, multiviewLayout, textMargin } from '../../core/pipeline/multiview';
 import { PluginRegistry } from '../../core/plugins/registry';
 import { loadNative } from '../../core/engine/native';
 import type { PipelineDefinition } from '../../core/pipeline/model';
@@ -61,8 +61,9 @@ describe('flipDirection', () => {
     expect(flipDirection(270, true)).toBe('ur-ll');
   });
 
-  it('text grows with the cell', () => {
+  it('text and its margin grow with the cell', () => {
     expect([fontSize(60), fontSize(120), fontSize(720)]).toEqual([6, 8, 45]);
+    expect([textMargin(60), textMargin(120), textMargin(720)]).toEqual([2, 3, 18]);
   });
 });
 
@@ -96,7 +97,7 @@ describe('composeMultiview', () => {
         { source: { uri: 'test://blue' }, transform: { rotate: 0, mirror: false }, crop: { top: 0 } },
       ],
     }, registry, settings);
-    const font = 'font-desc="Sans 8" auto-resize=false shaded-background=true halignment="left"';
+    const font = 'font-desc="Sans 8" auto-resize=false shaded-background=true halignment="left" line-alignment="left" xpad=3 ypad=3';
     expect(c.description).toBe(
       'matroskamux name="mux" ! filesink name="filesink" location="/tmp/mv.mkv" '
       + 'compositor name="mix" background="black" sink_0::xpos=0 sink_0::ypos=0 sink_1::xpos=160 sink_1::ypos=0 sink_2::xpos=0 sink_2::ypos=120 ! '
