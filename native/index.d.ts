@@ -61,6 +61,11 @@ export declare class Pipeline {
   elements(): ElementInfo[];
   /** Pushes one buffer into the appsrc named appsrc; pts in ns, or -1 to let the appsrc timestamp it. Throws NG_ERR_STATE when the appsrc refuses it (flushing, eos). */
   pushBuffer(appsrc: string, data: Buffer, ptsNs: number): void;
+  /**
+   * The pipeline's running time now (clock time minus base time), in ns, as buffer timestamps count it; -1 while it
+   * has no clock or is not going to PLAYING. With pushBuffer it stamps data ahead of now (the KLV pacer, docs/klv.md).
+   */
+  runningTime(): number;
   /** Delivers each sample of the appsink named sink as a 'sample' bus message. NG_ERR_ARG if an RtspServer feed uses that appsink. */
   watchSink(sink: string): void;
   /**

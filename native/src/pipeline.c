@@ -360,6 +360,24 @@ static napi_value ng_pipeline_push_buffer(napi_env env, napi_callback_info info)
   return NULL;
 }
 
+/* The pipeline's running time now (clock time - base time), in ns; -1 while it has no clock or is not heading for
+ * PLAYING (the base time is set when it goes to PLAYING). Lets JS stamp appsrc buffers ahead of "now". */
+static napi_value ng_pipeline_running_time(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  NG_SELF(p);
+  gint64 rt = -1;
+  GstClock *clock = gst_element_get_clock(p->bin);
+  if (clock) {
+    GstClockTime now = gst_clock_get_time(clock);
+    GstClockTime base = gst_element_get_base_time(p->bin);
+    if (GST_STATE_TARGET(p->bin) == GST_STATE_PLAYING && GST_CLOCK_TIME_IS_VALID(now) && now >= base) rt = (gint64) (now - base);
+    gst_object_unref(clock);
+  }
+  napi_value out;
+  NG_CALL(napi_create_int64(env, rt, &out));
+  return out;
+}
+
 gboolean ng_appsink_claim(GstElement *sink, const char *owner) {
   if (g_object_get_data(G_OBJECT(sink), "encoderd-owner")) return FALSE;
   g_object_set_data_full(G_OBJECT(sink), "encoderd-owner", g_strdup(owner), g_free);
@@ -437,6 +455,7 @@ napi_value ng_pipeline_init(napi_env env, napi_value exports) {
     { "sendEos", NULL, ng_pipeline_send_eos, NULL, NULL, NULL, napi_default, NULL },
     { "elements", NULL, ng_pipeline_elements, NULL, NULL, NULL, napi_default, NULL },
     { "pushBuffer", NULL, ng_pipeline_push_buffer, NULL, NULL, NULL, napi_default, NULL },
+    { "runningTime", NULL, ng_pipeline_running_time, NULL, NULL, NULL, napi_default, NULL },
     { "watchSink", NULL, ng_pipeline_watch_sink, NULL, NULL, NULL, napi_default, NULL },
     { "forceKeyUnit", NULL, ng_pipeline_force_key_unit, NULL, NULL, NULL, napi_default, NULL },
     { "destroy", NULL, ng_pipeline_destroy, NULL, NULL, NULL, napi_default, NULL },
