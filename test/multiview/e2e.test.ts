@@ -128,6 +128,22 @@ describe('per-input stages', () => {
   });
 });
 
+describe('framegrabs', () => {
+  it('are stills of the composed picture at the encoding size', async () => {
+    const b = body('stills', [test('red'), test('green')]);
+    expect((await svc.api('POST', '/svc/pipeline', b)).status).toBe(201);
+    expect((await svc.api('PUT', '/svc/pipeline/stills/framegrab/start', { interval_seconds: 1 })).status).toBe(200);
+    const list = await waitFor(async () => {
+      const l = await svc.api('GET', '/svc/files/framegrabs?pipeline_id=stills');
+      return l.body.length ? l.body : null;
+    }, 8000);
+    await svc.api('PUT', '/svc/pipeline/stills/stop');
+    const jpeg = join(svc.dataDir, 'framegrabs', 'stills', list[0].file);
+    const r = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', jpeg]);
+    expect(r.stdout.trim()).toBe(`${W},${H}`);
+  });
+});
+
 describe('mixed sources', () => {
   it('a test source beside a UDP stream from another encoderd pipeline; the stream keeps its aspect ratio in its cell', async () => {
     const port = await freePort();
