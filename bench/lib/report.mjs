@@ -19,20 +19,33 @@ export function atEnd(fn) {
   cleanups.push(fn);
 }
 
-/** Runs a benchmark's body; an unexpected failure is reported as a result too, never a silent exit. */
+async function cleanUp() {
+  for (const fn of cleanups.splice(0).reverse()) {
+    try {
+      await fn();
+    } catch (err) {
+      note(`cleanup failed: ${err?.message ?? err}`);
+    }
+  }
+}
+
+/**
+ * Runs a benchmark's body; an unexpected failure is reported as a result too, never a silent exit. Stopped by
+ * a signal (run.mjs's time limit, Ctrl-C), it still stops what it started: no service or gst-launch outlives it.
+ */
 export async function main(bench, question, fn) {
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.once(signal, () => {
+      report({ bench, question, pass: false, error: `stopped by ${signal} before it finished` });
+      cleanUp().finally(() => process.exit(1));
+    });
+  }
   try {
     await fn();
   } catch (err) {
     report({ bench, question, pass: false, error: String(err?.stack ?? err) });
     process.exitCode = 1;
   } finally {
-    for (const fn of cleanups.reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        note(`cleanup failed: ${err?.message ?? err}`);
-      }
-    }
+    await cleanUp();
   }
 }

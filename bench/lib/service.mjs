@@ -29,6 +29,9 @@ export function freePort() {
 // One kept-alive connection pool for control calls, so a benchmark's own requests do not pay a TLS handshake each.
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
+// Longer than the service's own start timeout plus an engine host's start: a call that outlives it is stuck.
+const CALL_TIMEOUT_MS = 40000;
+
 export function httpsCall(port, method, path, body, { token, headers = {} } = {}) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const h = { ...headers };
@@ -52,6 +55,7 @@ export function httpsCall(port, method, path, body, { token, headers = {} } = {}
         resolve({ status: res.statusCode, body: json, text });
       });
     });
+    req.setTimeout(CALL_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${path} had no answer in ${CALL_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
     req.end();
