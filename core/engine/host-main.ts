@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { BusMessage, Pipeline, RtspServer } from '../../native';
 import type { RtspService } from '../sdk';
+import { KlvPacer } from '../klv/pacer';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
 
@@ -20,6 +21,8 @@ let lastError: string | null = null;
 let eosWaiter: (() => void) | null = null;
 /** Pipelines running beside the main one (a looped file's reader), each rebuilt at its end-of-stream. */
 let companions: Pipeline[] = [];
+/** Keeps the output's KLV input fed while the pipeline runs (core/klv/pacer.ts). */
+let klvPacer: KlvPacer | null = null;
 const COMPANION_TIMEOUT_MS = 15000;
 
 function send(msg: object): void {
@@ -82,6 +85,8 @@ async function startCompanion(description: string, slot: number): Promise<void> 
 }
 
 function teardown(): void {
+  klvPacer?.stop();
+  klvPacer = null;
   rtsp?.close();
   rtsp = null;
   for (const c of companions) c.destroy();
@@ -118,7 +123,8 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
   for (const sink of cmd.watchSinks ?? []) pipeline.watchSink(sink);
   try {
     const playing = pipeline.setState('playing', cmd.timeoutMs);
-    if (cmd.prime) await prime(pipeline, cmd.prime, playing);
+    // From the start: the muxer outputs nothing, so the sinks never reach PLAYING, until its KLV input has data.
+    if (cmd.klv) startKlv(pipeline, cmd.klv);
     const state = await playing;
     if (cmd.rtsp) startRtsp(cmd.rtsp, pipeline);
     return { state };
@@ -130,25 +136,18 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
   }
 }
 
-/**
- * Pushes one buffer into an appsrc as soon as it takes it (it refuses while still flushing, before it starts), and
- * before the pipeline settles: a live mpegtsmux outputs nothing, so the sinks never commit to PLAYING, until every
- * sink pad has had data — an idle KLV appsrc would hold the whole pipeline back.
- */
-async function prime(p: Pipeline, what: { appsrc: string; data: Uint8Array }, settled: Promise<unknown>): Promise<void> {
-  let done = false;
-  void settled.catch(() => undefined).finally(() => { done = true; });
-  while (!done) {
-    try {
-      p.pushBuffer(what.appsrc, Buffer.from(what.data), -1);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+function startKlv(p: Pipeline, klv: NonNullable<Extract<HostCommand, { op: 'play' }>['klv']>): void {
+  klvPacer = new KlvPacer({
+    push: (packet, ptsNs) => p.pushBuffer(klv.appsrc, packet, ptsNs),
+    runningTime: () => p.runningTime(),
+    now: Date.now,
+  }, klv.position);
+  klvPacer.start();
 }
 
 async function stop(cmd: Extract<HostCommand, { op: 'stop' }>): Promise<unknown> {
+  // No KLV after the end-of-stream; the muxer drains the packets it holds.
+  klvPacer?.stop();
   if (pipeline && cmd.eos && pipeline.getState() === 'playing') {
     // Finalise containers: EOS must reach the sink before the pipeline goes to NULL.
     const reached = new Promise<void>((resolve) => {
@@ -184,6 +183,10 @@ async function handle(cmd: HostCommand): Promise<unknown> {
     case 'push':
       if (!pipeline) throw new HostError('NG_ERR_DESTROYED', 'the pipeline is not running');
       pipeline.pushBuffer(cmd.appsrc, Buffer.from(cmd.data), cmd.ptsNs);
+      return null;
+    case 'klv':
+      if (!klvPacer) throw new HostError('NG_ERR_DESTROYED', 'the pipeline carries no KLV stream or is not running');
+      klvPacer.set(cmd.position);
       return null;
     case 'force-key-unit':
       if (!pipeline) throw new HostError('NG_ERR_DESTROYED', 'the pipeline is not running');

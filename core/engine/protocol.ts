@@ -1,16 +1,19 @@
 /** The IPC protocol between the core and one engine host. Commands carry an id; replies echo it. */
 import type { LiveChange, RtspService } from '../sdk';
+import type { KlvPosition } from '../klv/pacer';
 
 export type HostCommand =
   | {
     op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[];
-    /** A buffer pushed into an appsrc while the pipeline starts: a muxer waits for data on every pad before its first output. */
-    prime?: { appsrc: string; data: Uint8Array };
+    /** The output's KLV appsrc: the host paces ST 0601 packets into it from the start (core/klv/pacer.ts). */
+    klv?: { appsrc: string; position: KlvPosition | null };
   }
   | { op: 'stop'; eos: boolean; timeoutMs: number }
   | { op: 'set'; changes: LiveChange[] }
   | { op: 'inspect'; description: string }
   | { op: 'push'; appsrc: string; data: Uint8Array; ptsNs: number }
+  /** The position the KLV pacer sends from now on (null: none); sent at once. */
+  | { op: 'klv'; position: KlvPosition | null }
   | { op: 'force-key-unit'; element: string }
   | { op: 'state' };
 

@@ -1,8 +1,9 @@
 /**
  * KLV in a composed pipeline (design §4, dataplane-findings §3):
- * - injection: an appsrc the core pushes ST 0601 packets into, handed to the output as one more stream. The
- *   appsrc timestamps every buffer (is-live, do-timestamp, format=time): 1.22's mpegtsmux holds PTS-less KLV
- *   until end-of-stream.
+ * - injection: an appsrc the engine host's pacer (core/klv/pacer.ts) pushes ST 0601 packets into, handed to the
+ *   output as one more stream. The pacer stamps every buffer itself, ahead of the running time (1.22's mpegtsmux
+ *   holds PTS-less KLV until end-of-stream, and waits for the KLV input before it releases video: docs/klv.md).
+ *   A bounded, leaky queue: should the video stall, stale packets are dropped rather than piling up.
  * - extraction: the source's KLV pad (tsdemux's meta/x-klv, through decodebin or parsebin) into an appsink the
  *   engine host watches. The capsfilter comes first so the demuxer's video pad can never link into this branch.
  */
@@ -32,7 +33,9 @@ export function klvInjector(ctx: ComposeContext): { appsrc: string; description:
   const appsrc = ctx.name('klvsrc');
   return {
     appsrc,
-    description: element('appsrc', { name: appsrc, 'is-live': true, 'do-timestamp': true, format: 'time', caps: KLV_CAPS }),
+    description: element('appsrc', {
+      name: appsrc, 'is-live': true, 'do-timestamp': false, format: 'time', caps: KLV_CAPS, 'max-buffers': 50, 'leaky-type': 'downstream',
+    }),
   };
 }
 

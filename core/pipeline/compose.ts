@@ -98,7 +98,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     features.push(audio.feature);
   }
   // The KLV stream is always there when the output can carry it, so a geolocation patch applies without a restart.
-  const klvIn = enc && !onDemand && output.carriesKlv?.(def.output) ? klvInjector(ctx) : undefined;
+  const klvIn = enc && !onDemand && output.carriesKlv?.(def.output, codecInfo) ? klvInjector(ctx) : undefined;
   if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
   const of = output.fragment(def.output, streams, ctx, { onDemand });
   const parts = [of.shared, `${chain} ! ${of.streams[0]}`, audio ? `${audio.chain} ! ${of.streams[1]}` : ''].filter(Boolean);

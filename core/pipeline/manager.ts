@@ -22,7 +22,8 @@ import { SerialQueue } from './serial-queue';
 import { framegrabChanges, type FramegrabSettings } from '../framegrabs/branch';
 import type { FramegrabStore } from '../framegrabs/store';
 import { klvEvent } from '../klv/extractor';
-import { KlvInjector } from '../klv/injector';
+import { toPosition } from '../klv/geolocation';
+import type { KlvPosition } from '../klv/pacer';
 import { notFound, PipelineValidator } from './validate';
 
 export interface ManagerOptions {
@@ -56,7 +57,6 @@ interface Entry {
   klvWanted: boolean;
   /** KLV has arrived from the source. */
   klvSeen: boolean;
-  injector: KlvInjector | null;
 }
 
 const STORE = 'pipelines';
@@ -171,7 +171,7 @@ export class PipelineManager {
     return {
       def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
       lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
-      framegrab: null, klvWanted: false, klvSeen: false, injector: null,
+      framegrab: null, klvWanted: false, klvSeen: false,
     };
   }
 
@@ -267,10 +267,11 @@ export class PipelineManager {
     try {
       const host = await this.ensureHost(e);
       const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s));
-      const prime = composed.klvInjector ? { appsrc: composed.klvInjector, data: KlvInjector.firstPacket(e.def.geolocation) } : undefined;
+      // The host paces the output's KLV stream itself from the start (core/klv/pacer.ts, docs/klv.md).
+      const klv = composed.klvInjector ? { appsrc: composed.klvInjector, position: klvPosition(e.def) } : undefined;
       await host.request({
         op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs,
-        watchSinks, prime,
+        watchSinks, klv,
       }, this.opts.startTimeoutMs + 5000);
     } catch (err) {
       this.claims.release(id);
@@ -287,7 +288,7 @@ export class PipelineManager {
     await this.applyExtras(e);
   }
 
-  /** After a start: the wanted framegrabs, and geolocation into the KLV stream. */
+  /** After a start: the wanted framegrabs. */
   private async applyExtras(e: Entry): Promise<void> {
     const running = e.running;
     const host = e.host;
@@ -295,11 +296,6 @@ export class PipelineManager {
     if (running.framegrab && e.framegrab) {
       await host.request({ op: 'set', changes: framegrabChanges(running.framegrab, e.framegrab) })
         .catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'framegrabs could not start'));
-    }
-    if (running.klvInjector) {
-      const appsrc = running.klvInjector;
-      e.injector = new KlvInjector((data) => host.request({ op: 'push', appsrc, data, ptsNs: -1 }));
-      e.injector.update(e.def.geolocation);
     }
   }
 
@@ -318,8 +314,6 @@ export class PipelineManager {
   /** Stops what runs (finalising files when eos), releases claims, and reports ready. */
   private async halt(e: Entry, eos: boolean): Promise<void> {
     const wasPlaying = e.state === 'playing';
-    e.injector?.stop();
-    e.injector = null;
     const host = e.host;
     if (host?.alive && (e.running || e.def.on_demand)) {
       e.stopping = true;
@@ -377,7 +371,11 @@ export class PipelineManager {
       if (patch.geolocation !== undefined) {
         if (patch.geolocation === null) delete e.def.geolocation;
         else e.def.geolocation = patch.geolocation;
-        e.injector?.update(e.def.geolocation);
+        // Live: the engine host's KLV pacer sends the new position at once (no rebuild, no interruption).
+        if (e.state === 'playing' && e.running?.klvInjector && e.host?.alive) {
+          await e.host.request({ op: 'klv', position: klvPosition(e.def) })
+            .catch((err) => this.log.warn({ pipeline: id, err: (err as Error).message }, 'geolocation could not reach the KLV stream'));
+        }
       }
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
@@ -656,8 +654,6 @@ export class PipelineManager {
     this.log.error({ pipeline: id }, message);
     e.lastError = message;
     this.events.emit({ type: 'error', id, message });
-    e.injector?.stop();
-    e.injector = null;
     void e.queue.run(async () => {
       e.running = null;
       this.claims.release(id);
@@ -761,4 +757,9 @@ export class PipelineManager {
       }).catch(() => undefined);
     }));
   }
+}
+
+/** The position a pipeline's KLV stream carries (MGRS converted; validation has checked it converts), or none. */
+function klvPosition(def: PipelineDefinition): KlvPosition | null {
+  return def.geolocation ? toPosition(def.geolocation) : null;
 }

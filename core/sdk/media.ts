@@ -14,14 +14,22 @@ export function videoTail(ctx: ComposeContext, decode: boolean): string {
   return encoded.length ? `${parse} ! ${element('capsfilter', { caps: encoded.join(';') })}` : parse;
 }
 
+/** decodebin's default final caps (1.22), plus KLV: without it decodebin finds no decoder and drops the KLV pad. */
+const DECODE_WITH_KLV = [
+  'video/x-raw(ANY)', 'audio/x-raw(ANY)', 'text/x-raw(ANY)', 'subpicture/x-dvd', 'subpicture/x-dvb', 'subpicture/x-xsub',
+  'subpicture/x-pgs', 'closedcaption/x-cea-608', 'closedcaption/x-cea-708', 'application/x-onvif-metadata', 'meta/x-klv',
+].join('; ');
+
 /**
  * videoTail(decode = true), and when audio is asked the audio of the same stream from the same decodebin: its
- * `name.` reference picks the pad whose caps are raw audio (a stream without audio simply never links it).
+ * `name.` reference picks the pad whose caps are raw audio (a stream without audio simply never links it). With
+ * `klv`, decodebin also exposes a KLV stream (meta/x-klv, e.g. from tsdemux) and `klv` is the reference to link it
+ * from (SourceFragment.klv); a stream without KLV never links it.
  */
-export function decodedTails(ctx: ComposeContext, audio: boolean): { video: string; audio?: string } {
+export function decodedTails(ctx: ComposeContext, audio: boolean, klv = false): { video: string; audio?: string; klv?: string } {
   const dec = ctx.name('dec');
-  const video = `${element('decodebin', { name: dec })} ! ${caps('video/x-raw')}`;
-  return audio ? { video, audio: `${dec}. ! ${caps('audio/x-raw')}` } : { video };
+  const video = `${element('decodebin', { name: dec, ...(klv ? { caps: DECODE_WITH_KLV } : {}) })} ! ${caps('video/x-raw')}`;
+  return { video, ...(audio ? { audio: `${dec}. ! ${caps('audio/x-raw')}` } : {}), ...(klv ? { klv: `${dec}.` } : {}) };
 }
 
 /** The payload type of the first stream of an output; the next stream takes the next (video 96, audio 97, …). */

@@ -92,10 +92,10 @@ export interface OutputPlugin extends PluginBase {
   /** Whether `on_demand: true` is allowed with this output. */
   supportsOnDemand: boolean;
   /**
-   * Whether this output can carry a KLV stream (an OutputStream of media 'klv'); absent means it cannot. No built-in
-   * output declares it yet: 1.22's mpegtsmux holds the video back until every pad has data (docs/klv.md).
+   * Whether this output can carry a KLV stream (an OutputStream of media 'klv', the last stream) beside video of
+   * this codec; absent means it cannot. The engine host keeps that stream fed (core/klv/pacer.ts, docs/klv.md).
    */
-  carriesKlv?(output: OutputSpec): boolean;
+  carriesKlv?(output: OutputSpec, video?: CodecInfo | null): boolean;
   fragment(output: OutputSpec, streams: OutputStream[], ctx: ComposeContext, opts: { onDemand: boolean }): OutputFragment;
 }
 

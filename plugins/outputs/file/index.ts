@@ -18,6 +18,8 @@ export default definePlugin<OutputPlugin>({
   version: '1.0.0',
   description: 'Recording to a file (.ts, .mkv, .mp4)',
   supportsOnDemand: false,
+  // Only MPEG-TS of the three containers takes meta/x-klv.
+  carriesKlv: (output) => extension(filePath(output.uri) ?? '') === 'ts',
   examples: {
     valid: ['/tmp/encoderd-compliance.mkv', 'file:///tmp/encoderd-compliance.ts', '/tmp/encoderd compliance !"q" name=evil.mp4'],
     invalid: ['/tmp/encoderd-compliance.avi', '/nonexistent-dir/x.mkv', 'file://relative/x.mkv', '/tmp'],

@@ -30,6 +30,8 @@ export default definePlugin<OutputPlugin>({
   description: 'TCP server or client (MPEG-TS; RFC 4571 RTP for AV1)',
   examples: { valid: ['tcp://0.0.0.0:5000', 'tcp://127.0.0.1:5000'], invalid: ['tcp://0.0.0.0', 'tcp://lo@127.0.0.1:5000'] },
   supportsOnDemand: false,
+  // MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); the RTP bundle (AV1) does not take it yet.
+  carriesKlv: (_output, video) => Boolean(video?.containers.includes('mpegts')),
   accepts: (uri) => uri.startsWith('tcp://'),
   validate(output, pipeline, codec) {
     const errors: string[] = [];

@@ -32,6 +32,8 @@ export default definePlugin<OutputPlugin>({
   description: 'UDP unicast and multicast (MPEG-TS; RTP bundle for AV1)',
   examples: { valid: ['udp://127.0.0.1:5000', 'udp://lo@239.1.1.1:5000'], invalid: ['udp://127.0.0.1', 'udp://bad iface@239.1.1.1:5000'] },
   supportsOnDemand: false,
+  // MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); the RTP bundle (AV1) does not take it yet.
+  carriesKlv: (_output, video) => Boolean(video?.containers.includes('mpegts')),
   accepts: (uri) => uri.startsWith('udp://'),
   validate(output, pipeline, codec) {
     const t = target(output);

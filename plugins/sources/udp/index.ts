@@ -38,11 +38,13 @@ export default definePlugin<SourcePlugin>({
       timeout: SILENCE_NS,
     });
     const ts = caps('video/mpegts', { systemstream: 'true', packetsize: 188 });
-    // With audio asked, the TS's audio comes decoded from the same decodebin as the video.
-    const tails = decode ? decodedTails(ctx, Boolean(audio)) : { video: videoTail(ctx, false), audio: undefined };
+    // With audio asked, the TS's audio comes decoded from the same decodebin as the video; so does its KLV
+    // (STANAG 4609: MPEG-TS with an ST 0601 stream), which the core extracts (docs/klv.md).
+    const tails = decode ? decodedTails(ctx, Boolean(audio), true) : { video: videoTail(ctx, false), audio: undefined, klv: undefined };
     return {
       description: `${src} ! ${ts} ! ${tails.video}`, kind: decode ? 'raw' : 'encoded', codec: null, lossMessages: ['GstUDPSrcTimeout'],
       ...(tails.audio ? { audio: tails.audio } : {}),
+      ...(tails.klv ? { klv: tails.klv } : {}),
     };
   },
 });
