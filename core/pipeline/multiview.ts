@@ -153,7 +153,7 @@ export function composeMultiview(def: PipelineDefinition, registry: PluginRegist
 
   const onDemand = def.on_demand;
   const streams: OutputStream[] = [{ media: 'video', codec }];
-  const klvIn = !onDemand && output.carriesKlv?.(def.output) ? klvInjector(ctx) : undefined;
+  const klvIn = !onDemand && output.carriesKlv?.(def.output, codec) ? klvInjector(ctx) : undefined;
   if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
   const of = output.fragment(def.output, streams, ctx, { onDemand });
   const parts = [of.shared, `${chain} ! ${of.streams[0]}`, ...chains];
