@@ -24,7 +24,9 @@ export function framegrabBranch(ctx: ComposeContext): { tee: string; branch: str
   const branch = [
     `${tee}.`,
     element('queue', { leaky: 'downstream', 'max-size-buffers': 2 }),
-    element('valve', { name: elements.valve, drop: true }),
+    // Sticky events pass a closed valve: above all EOS, without which the pipeline never reports its end and
+    // every stop of a recording would wait for the stop timeout.
+    element('valve', { name: elements.valve, drop: true, 'drop-mode': 'forward-sticky-events' }),
     element('videorate', { 'drop-only': true }),
     element('capsfilter', { name: elements.rate, caps: rateCaps(1) }),
     element('jpegenc', { name: elements.jpeg }),

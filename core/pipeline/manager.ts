@@ -424,7 +424,7 @@ export class PipelineManager {
     return e.queue.run(async () => {
       this.assertAlive(e, id);
       const el = this.compose(e.def).framegrab;
-      if (!el) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no framegrab branch: framegrabs need a simple-mode pipeline that encodes and is not on demand`);
+      if (!el) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no framegrab branch: framegrabs need a simple or multiview pipeline that encodes and is not on demand`);
       e.framegrab = { ...settings };
       if (e.state === 'playing' && e.running?.framegrab) await this.hostOf(e).request({ op: 'set', changes: framegrabChanges(e.running.framegrab, e.framegrab) });
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });

@@ -26,7 +26,7 @@ const base: PipelineDefinition = {
 const AV1 = 'capsfilter caps="video/x-raw,format=I420" ! av1enc name="venc" usage-profile="realtime" end-usage="cbr" cpu-used=8 '
   + 'target-bitrate=300 min-quantizer=0 max-quantizer=63 keyframe-max-dist=20 row-mt=true ! av1parse ! '
   + 'capsfilter caps="video/x-av1,stream-format=obu-stream,alignment=tu"';
-const FRAMEGRAB = 'fgtee. ! queue leaky="downstream" max-size-buffers=2 ! valve name="fgvalve" drop=true ! videorate drop-only=true ! '
+const FRAMEGRAB = 'fgtee. ! queue leaky="downstream" max-size-buffers=2 ! valve name="fgvalve" drop=true drop-mode="forward-sticky-events" ! videorate drop-only=true ! '
   + 'capsfilter name="fgrate" caps="video/x-raw,framerate=1/1" ! jpegenc name="fgjpeg" ! appsink name="fgsink" sync=false async=false max-buffers=4 drop=true';
 
 describe('multiviewLayout', () => {

@@ -27,7 +27,7 @@ describe('composeSimple', () => {
       + 'x264enc name="venc" bitrate=800 tune="zerolatency" speed-preset="veryfast" key-int-max=60 ! '
       + 'capsfilter caps="video/x-h264,profile=high" ! h264parse ! queue ! mux. '
       // the framegrab branch (docs/framegrabs.md), closed until framegrabs start
-      + 'fgtee. ! queue leaky="downstream" max-size-buffers=2 ! valve name="fgvalve" drop=true ! videorate drop-only=true ! '
+      + 'fgtee. ! queue leaky="downstream" max-size-buffers=2 ! valve name="fgvalve" drop=true drop-mode="forward-sticky-events" ! videorate drop-only=true ! '
       + 'capsfilter name="fgrate" caps="video/x-raw,framerate=1/1" ! jpegenc name="fgjpeg" ! '
       + 'appsink name="fgsink" sync=false async=false max-buffers=4 drop=true',
     );
