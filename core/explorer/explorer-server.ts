@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import { closeNow, listenOn } from '../http/listen';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -91,14 +92,7 @@ export class ExplorerServer {
   async listen(): Promise<number> {
     const server = createServer((req, res) => void this.handle(req, res));
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const port = (server.address() as AddressInfo).port;
+    const port = await listenOn(server, this.opts.port, this.opts.host);
     this.opts.log.warn({ port, host: this.opts.host }, 'API explorer listening (plain HTTP)');
     return port;
   }
@@ -107,8 +101,7 @@ export class ExplorerServer {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeNow(server);
     this.opts.log.info('API explorer stopped');
   }
 

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { closeNow, listenOn } from '../http/listen';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { projectRoot } from '../paths';
@@ -41,14 +41,7 @@ export class WebServer {
   async listen(): Promise<number> {
     const server = createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, (req, res) => this.handle(req, res));
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const port = (server.address() as AddressInfo).port;
+    const port = await listenOn(server, this.opts.port, this.opts.host);
     this.opts.log.info({ port, host: this.opts.host }, 'web UI listening');
     return port;
   }
@@ -58,9 +51,7 @@ export class WebServer {
     this.server = undefined;
     this.proxy.close();
     if (!server) return;
-    // Open SSE streams would hold close() for ever.
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeNow(server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

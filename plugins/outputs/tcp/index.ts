@@ -4,7 +4,7 @@
  * (rtpstreampay: a 16-bit length before each packet), described by the SDP at GET /svc/pipeline/{id}/sdp.
  * A listening port is the same resource as a local RTSP server's port, so the two conflict.
  */
-import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, type CodecInfo, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, streamOutputErrors, tsCarriesKlv, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 
 const ANY = new Set(['0.0.0.0', '::']);
 
@@ -14,14 +14,6 @@ function target(output: OutputSpec) {
   return { ...hp, listen: ANY.has(hp.host) };
 }
 
-// The codec of a passed-through stream is known only when it arrives; by then 1.22's parsebin has fixed a stream
-// format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
-const PASSTHROUGH = 'output.uri: a TCP output needs encoding (a stream passes through without encoding only into a .mkv recording)';
-
-// Spec create rule 4: only the RTP bundle carries Codec2 here, and only a codec without an MPEG-TS mapping (AV1)
-// goes as that bundle; H.264/H.265 go as MPEG-TS, which has no Codec2 mapping.
-const AUDIO_NEEDS_AV1 = 'audio over these outputs requires the AV1 video codec';
-const carriesAudio = (codec: CodecInfo | null) => Boolean(codec && !codec.containers.includes('mpegts'));
 
 export default definePlugin<OutputPlugin>({
   kind: 'output',
@@ -30,13 +22,11 @@ export default definePlugin<OutputPlugin>({
   description: 'TCP server or client (MPEG-TS; RFC 4571 RTP for AV1)',
   examples: { valid: ['tcp://0.0.0.0:5000', 'tcp://127.0.0.1:5000'], invalid: ['tcp://0.0.0.0', 'tcp://lo@127.0.0.1:5000'] },
   supportsOnDemand: false,
-  // MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); the RTP bundle (AV1) does not take it yet.
-  carriesKlv: (_output, video) => Boolean(video?.containers.includes('mpegts')),
+  carriesKlv: tsCarriesKlv,
   accepts: (uri) => uri.startsWith('tcp://'),
   validate(output, pipeline, codec) {
     const errors: string[] = [];
-    if (!codec && !pipeline.encoding) errors.push(PASSTHROUGH);
-    if (pipeline.audio && !carriesAudio(codec)) errors.push(AUDIO_NEEDS_AV1);
+    errors.push(...streamOutputErrors('TCP', pipeline, codec));
     if (!target(output)) errors.push('output.uri must be tcp://0.0.0.0:port (listen) or tcp://host:port (connect)');
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
     return errors;

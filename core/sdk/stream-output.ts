@@ -1,0 +1,27 @@
+/**
+ * Rules shared by outputs that send one multiplexed stream over a network transport (UDP, TCP): H.264/H.265 go as
+ * MPEG-TS, which carries KLV but has no Codec2 mapping; a codec with no MPEG-TS mapping (AV1) goes as an RTP
+ * bundle, which carries Codec2 (spec create rule 4).
+ */
+import type { PipelineView } from './plugin';
+import type { CodecInfo, OutputSpec } from './types';
+
+export const AUDIO_NEEDS_AV1 = 'audio over these outputs requires the AV1 video codec';
+
+/** Whether the stream goes as the RTP bundle rather than MPEG-TS. */
+export const goesAsRtpBundle = (codec: CodecInfo | null): boolean => Boolean(codec && !codec.containers.includes('mpegts'));
+
+/** MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); the RTP bundle does not take it yet. */
+export const tsCarriesKlv = (_output: OutputSpec, video?: CodecInfo | null): boolean => Boolean(video?.containers.includes('mpegts'));
+
+/** The messages of a transport output (named in `transport`, e.g. "UDP") for passthrough and audio. */
+export function streamOutputErrors(transport: string, pipeline: PipelineView, codec: CodecInfo | null): string[] {
+  const errors: string[] = [];
+  // The codec of a passed-through stream is known only when it arrives; by then 1.22's parsebin has fixed a stream
+  // format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
+  if (!codec && !pipeline.encoding) {
+    errors.push(`output.uri: a ${transport} output needs encoding (a stream passes through without encoding only into a .mkv recording)`);
+  }
+  if (pipeline.audio && !goesAsRtpBundle(codec)) errors.push(AUDIO_NEEDS_AV1);
+  return errors;
+}
