@@ -6,9 +6,10 @@
  * every session.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { writeFileAtomic } from '../store/atomic-file';
 
 export const KEY_BYTES = 32;
 
@@ -34,16 +35,7 @@ export function loadOrCreateTokenKey(dataDir: string, log?: Logger): Buffer {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const key = randomBytes(KEY_BYTES);
-  const temp = `${path}.${process.pid}.tmp`;
-  rmSync(temp, { force: true });
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, key);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  // rename is atomic: a crash leaves no key (a fresh one next start) or the whole key, never half of one.
-  renameSync(temp, path);
+  // A crash leaves no key (a fresh one next start) or the whole key, never half of one.
+  writeFileAtomic(path, key);
   return key;
 }

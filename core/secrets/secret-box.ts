@@ -9,8 +9,9 @@
  * read the key too. docs/webhooks.md says so.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../store/atomic-file';
 
 export interface Sealed {
   v: 1;
@@ -33,15 +34,7 @@ export class SecretBox {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     const key = randomBytes(32);
-    const temp = `${file}.${process.pid}.tmp`;
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      writeSync(fd, key);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
+    writeFileAtomic(file, key);
     return new SecretBox(key);
   }
 

@@ -3,8 +3,9 @@
  * document, and the directory is fsynced: a crash at any instant leaves the old or the new document, never a
  * torn one. Leftover temp files of an interrupted write are ignored and swept.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { syncDir, writeFileAtomic } from './atomic-file';
 
 export interface Store {
   read<T>(collection: string, name: string): T | undefined;
@@ -42,17 +43,7 @@ export class JsonStore implements Store {
   }
 
   write(collection: string, name: string, value: unknown): void {
-    const target = this.file(collection, name);
-    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    const fd = openSync(temp, 'w', this.mode);
-    try {
-      writeSync(fd, JSON.stringify(value, null, 2));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, target);
-    this.syncDir(collection);
+    writeFileAtomic(this.file(collection, name), JSON.stringify(value, null, 2), this.mode);
   }
 
   remove(collection: string, name: string): void {
@@ -71,11 +62,6 @@ export class JsonStore implements Store {
   }
 
   private syncDir(collection: string): void {
-    const fd = openSync(this.dir(collection), 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    syncDir(this.dir(collection));
   }
 }
