@@ -17,16 +17,19 @@ function run(cmd, args, opts = {}) {
   }
 }
 
+// --test adds what the tests and benchmarks need (real peers, measuring tools, a browser) to the run-time list.
+const lists = ['scripts/debian-packages.txt', ...(process.argv.includes('--test') ? ['scripts/debian-packages-test.txt'] : [])];
+
 function missingDebianPackages() {
-  const wanted = readFileSync(join(root, 'scripts/debian-packages.txt'), 'utf8')
-    .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const wanted = lists.flatMap((list) => readFileSync(join(root, list), 'utf8')
+    .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
   const r = spawnSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\n', ...wanted], { encoding: 'utf8' });
   const installed = new Set(r.stdout.split('\n').filter((l) => /\sii\s*$/.test(l)).map((l) => l.split(' ')[0]));
   return wanted.filter((p) => !installed.has(p));
 }
 
 function debian() {
-  if (!existsSync('/usr/bin/dpkg-query')) return log('not a Debian system: install the packages in scripts/debian-packages.txt yourself');
+  if (!existsSync('/usr/bin/dpkg-query')) return log(`not a Debian system: install the packages in ${lists.join(' and ')} yourself`);
   const missing = missingDebianPackages();
   if (missing.length === 0) return;
   log(`installing Debian packages: ${missing.join(' ')}`);
