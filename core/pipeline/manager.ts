@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { ApiError, validationError } from '../errors/catalogue';
 import type { EngineHost, EngineHostFactory } from '../engine/host-process';
-import { HostCommandError, HostGoneError } from '../engine/host-process';
+import { HostCommandError } from '../engine/host-process';
 import type { HostEvent } from '../engine/protocol';
 import type { PipelineEvents } from '../events/pipeline-events';
 import type { LicenceGate } from '../licence/gate';
@@ -18,7 +18,8 @@ import { ClaimTable, conflictMessage } from './claims';
 import { inspectFacts } from './advanced';
 import { composePipeline, ComposeError, type ComposedPipeline } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
-import { SerialQueue } from './serial-queue';
+import { newEntry, viewOf, type Entry } from './entry';
+import { startFailure } from './start-failure';
 import { framegrabChanges, type FramegrabSettings } from '../framegrabs/branch';
 import type { FramegrabStore } from '../framegrabs/store';
 import { klvEvent } from '../klv/extractor';
@@ -33,30 +34,6 @@ export interface ManagerOptions {
   /** Backoff for restarting a dead host or a failed source: base, doubling to max. */
   restartBaseMs: number;
   restartMaxMs: number;
-}
-
-interface Entry {
-  def: PipelineDefinition;
-  state: PipelineState;
-  startedBy: StartedBy;
-  /** What the operator asked for; recovery works towards it. */
-  wanted: 'playing' | 'ready';
-  host: EngineHost | null;
-  queue: SerialQueue;
-  running: ComposedPipeline | null;
-  lastError: string | null;
-  store: StoreMeta | null;
-  restartAttempts: number;
-  restartTimer: NodeJS.Timeout | null;
-  deleted: boolean;
-  /** A stop is under way: the end-of-stream it causes is not a lost source. */
-  stopping: boolean;
-  /** Framegrabs the operator wants (kept across stop and play), or null. */
-  framegrab: FramegrabSettings | null;
-  /** Whether the operator wants the source's KLV decoded into `klv` events. */
-  klvWanted: boolean;
-  /** KLV has arrived from the source. */
-  klvSeen: boolean;
 }
 
 const STORE = 'pipelines';
@@ -110,17 +87,7 @@ export class PipelineManager {
   }
 
   private view(e: Entry): PipelineView {
-    return {
-      ...structuredClone(e.def),
-      state: e.state,
-      started_by: e.state === 'playing' ? e.startedBy : null,
-      persisted: e.store !== null,
-      geolocation: e.def.geolocation ?? null,
-      klv: e.klvSeen ? { available: true, state: e.klvWanted ? 'running' : 'stopped' } : { available: false },
-      framegrab: e.framegrab ? { state: 'running', ...e.framegrab } : { state: 'stopped' },
-      last_error: e.lastError,
-      ...(e.store ? { auto_start: e.store.auto_start, description: e.store.description } : {}),
-    };
+    return viewOf(e);
   }
 
   // ---- create, update, delete ----------------------------------------------------------------------------
@@ -168,11 +135,7 @@ export class PipelineManager {
   }
 
   private newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {
-    return {
-      def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
-      lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
-      framegrab: null, klvWanted: false, klvSeen: false,
-    };
+    return newEntry(def, store);
   }
 
   update(id: string, body: unknown): Promise<PipelineView> {
@@ -255,7 +218,7 @@ export class PipelineManager {
     try {
       facts = await this.facts(e, e.def);
     } catch (err) {
-      throw this.startFailure(err, why);
+      throw startFailure(err, why);
     }
     // From here to take() nothing awaits: the licence count and the claim table are checked and taken as one step.
     const composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
@@ -280,7 +243,7 @@ export class PipelineManager {
       e.lastError = (err as Error).message;
       this.log.warn({ pipeline: id, err: (err as Error).message }, 'pipeline failed to start');
       this.events.emit({ type: 'error', id, message: e.lastError });
-      throw this.startFailure(err, why);
+      throw startFailure(err, why);
     }
     e.lastError = null;
     e.restartAttempts = 0;
@@ -297,18 +260,6 @@ export class PipelineManager {
       await host.request({ op: 'set', changes: framegrabChanges(running.framegrab, e.framegrab) })
         .catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'framegrabs could not start'));
     }
-  }
-
-  private startFailure(err: unknown, why: string): ApiError {
-    // POST lists only 504 for a start that fails (spec), whatever the engine's reason.
-    if (err instanceof ApiError && why === 'create' && (err.code === 'ENGINE_UNAVAILABLE' || err.code === 'ENGINE_ERROR')) {
-      return new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing: ${err.message}`);
-    }
-    if (err instanceof ApiError) return err;
-    const message = `pipeline did not reach playing: ${(err as Error).message}`;
-    if (err instanceof HostGoneError) return new ApiError(why === 'create' ? 'PIPELINE_START_TIMEOUT' : 'ENGINE_UNAVAILABLE', message);
-    if (err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' && why !== 'create') return new ApiError('ENGINE_ERROR', message);
-    return new ApiError('PIPELINE_START_TIMEOUT', message);
   }
 
   /** Stops what runs (finalising files when eos), releases claims, and reports ready. */
@@ -350,7 +301,7 @@ export class PipelineManager {
       e.wanted = 'playing';
     } catch (err) {
       this.claims.release(e.def.id);
-      throw this.startFailure(err, 'play');
+      throw startFailure(err, 'play');
     }
   }
 

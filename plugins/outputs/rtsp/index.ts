@@ -10,7 +10,7 @@
  * on-demand launch.
  * The port is the same resource a listening TCP output claims.
  */
-import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin } from '../../../core/sdk';
 
 const DEFAULT_PORT = 554;
 

@@ -1,0 +1,56 @@
+/**
+ * What the manager keeps for each pipeline, and the pipeline object every response shows of it. Only the
+ * manager changes an Entry; everything here is data and pure functions of it.
+ */
+import type { EngineHost } from '../engine/host-process';
+import type { FramegrabSettings } from '../framegrabs/branch';
+import type { ComposedPipeline } from './compose';
+import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
+import { SerialQueue } from './serial-queue';
+
+export interface Entry {
+  def: PipelineDefinition;
+  state: PipelineState;
+  startedBy: StartedBy;
+  /** What the operator asked for; recovery works towards it. */
+  wanted: 'playing' | 'ready';
+  host: EngineHost | null;
+  queue: SerialQueue;
+  running: ComposedPipeline | null;
+  lastError: string | null;
+  store: StoreMeta | null;
+  restartAttempts: number;
+  restartTimer: NodeJS.Timeout | null;
+  deleted: boolean;
+  /** A stop is under way: the end-of-stream it causes is not a lost source. */
+  stopping: boolean;
+  /** Framegrabs the operator wants (kept across stop and play), or null. */
+  framegrab: FramegrabSettings | null;
+  /** Whether the operator wants the source's KLV decoded into `klv` events. */
+  klvWanted: boolean;
+  /** KLV has arrived from the source. */
+  klvSeen: boolean;
+}
+
+export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {
+  return {
+    def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
+    lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
+    framegrab: null, klvWanted: false, klvSeen: false,
+  };
+}
+
+/** The pipeline object of every response. */
+export function viewOf(e: Entry): PipelineView {
+  return {
+    ...structuredClone(e.def),
+    state: e.state,
+    started_by: e.state === 'playing' ? e.startedBy : null,
+    persisted: e.store !== null,
+    geolocation: e.def.geolocation ?? null,
+    klv: e.klvSeen ? { available: true, state: e.klvWanted ? 'running' : 'stopped' } : { available: false },
+    framegrab: e.framegrab ? { state: 'running', ...e.framegrab } : { state: 'stopped' },
+    last_error: e.lastError,
+    ...(e.store ? { auto_start: e.store.auto_start, description: e.store.description } : {}),
+  };
+}
