@@ -23,7 +23,11 @@ export type BusMessage =
   | { type: 'warning'; source: string; message: string; debug: string }
   | { type: 'eos' }
   | { type: 'element'; source: string; name: string; fields: Record<string, string | number | boolean> }
-  | { type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */; keyframe?: boolean /* no DELTA_UNIT flag */ };
+  | {
+    type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */; keyframe?: boolean /* no DELTA_UNIT flag */;
+    /** The sample's negotiated caps as text (gst_caps_to_string), '' when it has none. */
+    caps: string;
+  };
 
 export interface ElementInfo {
   name: string;

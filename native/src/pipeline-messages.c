@@ -10,7 +10,7 @@ typedef enum { MSG_STATE, MSG_ERROR, MSG_WARNING, MSG_EOS, MSG_ELEMENT, MSG_SAMP
 typedef struct {
   msg_type type;
   GstState old, current, pending;
-  char *source, *text, *debug;
+  char *source, *text, *debug, *caps;
   GstStructure *fields;
   guint8 *data;
   gsize size;
@@ -22,6 +22,7 @@ static void msg_free(ng_msg *m) {
   g_free(m->source);
   g_free(m->text);
   g_free(m->debug);
+  g_free(m->caps);
   if (m->fields) gst_structure_free(m->fields);
   g_free(m->data);
   g_free(m);
@@ -103,6 +104,9 @@ GstFlowReturn ng_pipeline_on_sample(GstAppSink *sink, gpointer data) {
   m->source = gst_element_get_name(GST_ELEMENT(sink));
   m->pts = buf && GST_BUFFER_PTS_IS_VALID(buf) ? (gint64) GST_BUFFER_PTS(buf) : -1;
   m->keyframe = buf && !GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  /* The negotiated caps, so JS can learn what a stream is (the core probes a passed-through source's codec). */
+  GstCaps *caps = gst_sample_get_caps(sample);
+  m->caps = caps ? gst_caps_to_string(caps) : NULL;
   GstMapInfo map;
   if (buf && gst_buffer_map(buf, &map, GST_MAP_READ)) {
     m->size = map.size;
@@ -168,6 +172,7 @@ static napi_value msg_to_js(napi_env env, ng_msg *m) {
       NG_CALL(napi_set_named_property(env, obj, "data", buf));
       NG_SET_NUMBER(obj, "pts", m->pts);
       NG_SET_BOOL(obj, "keyframe", m->keyframe);
+      NG_SET_STRING(obj, "caps", m->caps);
       break;
     }
   }

@@ -239,6 +239,16 @@ describe('appsrc and appsink', () => {
     samples.forEach((s, i) => expect(Buffer.compare(s.data, sent[i])).toBe(0));
   });
 
+  it('carries the negotiated caps of each sample, as text', async () => {
+    const { p, next } = make('videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=64,height=48,framerate=10/1 ! '
+      + 'x264enc tune=zerolatency speed-preset=ultrafast ! h264parse ! video/x-h264,stream-format=avc,alignment=au ! appsink name=out sync=false');
+    p.watchSink('out');
+    await p.setState('playing', 5000);
+    const m = await next((x) => x.type === 'sample');
+    expect(m.type === 'sample' && m.caps).toMatch(/^video\/x-h264, .*stream-format=\(string\)avc/);
+    expect(m.type === 'sample' && m.caps).toContain('width=(int)64');
+  });
+
   it('reports pts -1 for buffers without a timestamp', async () => {
     const { p, next } = make('appsrc name=in is-live=true caps=application/x-test ! appsink name=out sync=false');
     p.watchSink('out');
