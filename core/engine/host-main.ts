@@ -145,6 +145,29 @@ function startKlv(p: Pipeline, klv: NonNullable<Extract<HostCommand, { op: 'play
   klvPacer.start();
 }
 
+/** The caps of the first sample that reaches cmd.sink: the probe runs beside nothing (before a play) and is gone after. */
+async function probe(cmd: Extract<HostCommand, { op: 'probe' }>): Promise<string> {
+  let p: Pipeline | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const fail = (code: string, why: string) => reject(new HostError(code, why));
+      timer = setTimeout(() => fail('NG_ERR_TIMEOUT', `the source sent no video within ${cmd.timeoutMs} ms`), cmd.timeoutMs);
+      p = new native.Pipeline(cmd.description, (msg) => {
+        if (msg.type === 'sample' && msg.sink === cmd.sink) resolve(msg.caps);
+        else if (msg.type === 'error') fail('NG_ERR_STATE', `the source could not be read: ${msg.message}`);
+        else if (msg.type === 'eos') fail('NG_ERR_STATE', 'the source ended before any video arrived');
+      });
+      p.watchSink(cmd.sink);
+      // Its own rejection says less than the bus error or the timeout above, which settle first or instead.
+      p.setState('playing', cmd.timeoutMs).catch(() => undefined);
+    });
+  } finally {
+    clearTimeout(timer);
+    (p as Pipeline | null)?.destroy();
+  }
+}
+
 async function stop(cmd: Extract<HostCommand, { op: 'stop' }>): Promise<unknown> {
   // No KLV after the end-of-stream; the muxer drains the packets it holds.
   klvPacer?.stop();
@@ -180,6 +203,8 @@ async function handle(cmd: HostCommand): Promise<unknown> {
         probe.destroy();
       }
     }
+    case 'probe':
+      return probe(cmd);
     case 'push':
       if (!pipeline) throw new HostError('NG_ERR_DESTROYED', 'the pipeline is not running');
       pipeline.pushBuffer(cmd.appsrc, Buffer.from(cmd.data), cmd.ptsNs);

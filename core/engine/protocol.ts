@@ -11,6 +11,11 @@ export type HostCommand =
   | { op: 'stop'; eos: boolean; timeoutMs: number }
   | { op: 'set'; changes: LiveChange[] }
   | { op: 'inspect'; description: string }
+  /**
+   * Runs description until the appsink `sink` (in it) has its first sample, and replies with that sample's caps as
+   * text: what a passed-through source carries (ComposedPipeline.probe). NG_ERR_TIMEOUT when none comes in time.
+   */
+  | { op: 'probe'; description: string; sink: string; timeoutMs: number }
   | { op: 'push'; appsrc: string; data: Uint8Array; ptsNs: number }
   /** The position the KLV pacer sends from now on (null: none); sent at once. */
   | { op: 'klv'; position: KlvPosition | null }

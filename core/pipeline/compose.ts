@@ -3,7 +3,7 @@
  * every fragment and only joins them, so it never names a codec, scheme or element of its own beyond the
  * generic raw-video normalisers (videoconvert, videoscale, videorate).
  */
-import { caps, type ComposeContext, type OutputStream, type RtspService, type SourceFragment } from '../sdk';
+import { caps, element, type ComposeContext, type OutputStream, type RtspService, type SourceFragment } from '../sdk';
 import { AUDIO_CODEC, audioChain, audioEncoding } from './audio';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from './model';
@@ -39,6 +39,12 @@ export interface ComposedPipeline {
   klvInjector?: string;
   /** The appsink that receives the source's KLV, when the source may carry it. */
   klvSink?: string;
+  /**
+   * Set when the pipeline passes a stream through and its codec is not known yet: `description` is then empty, and
+   * this pipeline (the source's fragment ending in the appsink `sink`) runs until its first sample, whose caps name
+   * the codec to compose again with (composeSimple's passthroughCodec; docs/dataplane.md).
+   */
+  probe?: { description: string; sink: string };
 }
 
 export function composeContext(pipelineId: string, settings: ComposeSettings, encodedVideoCaps: readonly string[] = []): ComposeContext {
@@ -57,9 +63,16 @@ export function composeContext(pipelineId: string, settings: ComposeSettings, en
 
 export class ComposeError extends Error {}
 
-/** Simple mode: source → (normalise → encode) → output, and the audio branch as a second stream when asked. */
-export function composeSimple(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
-  const ctx = composeContext(def.id, settings, registry.codecs('video').map((c) => c.caps));
+/**
+ * Simple mode: source → (normalise → encode) → output, and the audio branch as a second stream when asked.
+ * passthroughCodec is the codec a probe found in a passed-through source (ComposedPipeline.probe); without it such a
+ * pipeline composes only its probe.
+ */
+export function composeSimple(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings, passthroughCodec?: string): ComposedPipeline {
+  const probed = !def.encoding && passthroughCodec ? registry.codec(passthroughCodec) : undefined;
+  if (!def.encoding && passthroughCodec && !probed) throw new ComposeError(`no codec plugin provides ${passthroughCodec}`);
+  // A known passed-through codec narrows the source's pick to that stream.
+  const ctx = composeContext(def.id, settings, probed ? [probed.caps] : registry.codecs('video').map((c) => c.caps));
   const source = def.source && registry.source(def.source.uri);
   const output = def.output && registry.output(def.output.uri);
   if (!def.source || !source) throw new ComposeError('no source plugin accepts source.uri');
@@ -86,8 +99,26 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     encoderElement = encoder.element;
     features.push(codec.licenceFeature);
     codecInfo = codec;
-  } else if (sf.codec) {
-    codecInfo = registry.codec(sf.codec) ?? null;
+  } else {
+    const codec = sf.codec ? registry.codec(sf.codec) : probed;
+    if (!codec) {
+      // Not known until the stream arrives: what runs first is the probe (docs/dataplane.md, passthrough).
+      const sink = ctx.name('probe');
+      const audioFeature = def.audio ? registry.codec(AUDIO_CODEC)?.licenceFeature : undefined;
+      return {
+        description: '', features: audioFeature ? [audioFeature] : [], finaliseWithEos: false,
+        probe: { description: `${sf.description} ! ${element('appsink', { name: sink, sync: false })}`, sink },
+      };
+    }
+    // The output learns the codec only now: its own validation decides whether it can carry it (AV1 into .ts).
+    if (probed) {
+      const refused = output.validate(def.output, def, codec);
+      if (refused.length) throw new ComposeError(`the source's video is ${codec.codec}: ${refused.join('; ')}`);
+    }
+    // The parser converts the source's stream format (1.22's parsebin fixes it early, e.g. H.264 as avc) to what the
+    // output's muxer or payloader negotiates (e.g. byte-stream for MPEG-TS).
+    chain += ` ! ${codec.passthroughParser ?? codec.parser}`;
+    codecInfo = codec;
   }
 
   const onDemand = def.on_demand;
@@ -133,8 +164,8 @@ function audioBranch(def: PipelineDefinition, sf: SourceFragment, registry: Plug
 }
 
 /** Any mode: advanced descriptions come from advanced.ts (macro expansion), multiview from multiview.ts, simple from the plugins' fragments here. */
-export function composePipeline(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
+export function composePipeline(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings, passthroughCodec?: string): ComposedPipeline {
   if (def.mode === 'advanced') return composeAdvanced(def, registry, settings);
   if (def.mode === 'multiview') return composeMultiview(def, registry, settings);
-  return composeSimple(def, registry, settings);
+  return composeSimple(def, registry, settings, passthroughCodec);
 }

@@ -30,6 +30,8 @@ export interface Entry {
   klvWanted: boolean;
   /** KLV has arrived from the source. */
   klvSeen: boolean;
+  /** The video codec a probe found in the passed-through source; forgotten when the source is lost or a start fails. */
+  probedCodec?: string;
 }
 
 export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {

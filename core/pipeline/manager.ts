@@ -76,6 +76,15 @@ export class PipelineManager {
     return this.view(this.entry(id));
   }
 
+  /**
+   * The output's session description (GET /sdp): of what runs, or else of the definition. A passed-through stream's
+   * codec is known only once probed (at its start), so until then its pipeline has none.
+   */
+  sdp(id: string): string | undefined {
+    const e = this.entry(id);
+    return (e.running?.description ? e.running : this.compose(e.def, e.probedCodec)).sdp;
+  }
+
   has(id: string): boolean {
     return this.entries.has(id);
   }
@@ -151,6 +160,7 @@ export class PipelineManager {
       });
       e.def = def;
       e.klvSeen = false;
+      e.probedCodec = undefined;
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
     });
@@ -213,7 +223,7 @@ export class PipelineManager {
   /** Starts e (inside its queue). Throws the API error for the failure, after leaving e ready. */
   private async start(e: Entry, startedBy: StartedBy, why: 'create' | 'play' | 'restore' | 'recover'): Promise<void> {
     const id = e.def.id;
-    const planned = this.compose(e.def);
+    const planned = this.compose(e.def, e.probedCodec);
     let facts: { claims: Claim[]; features: string[] };
     try {
       facts = await this.facts(e, e.def);
@@ -221,7 +231,7 @@ export class PipelineManager {
       throw startFailure(err, why);
     }
     // From here to take() nothing awaits: the licence count and the claim table are checked and taken as one step.
-    const composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
+    let composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
     this.checkLicence(e.def, true, facts.features);
     const found = this.claims.take(id, facts.claims);
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
@@ -229,6 +239,7 @@ export class PipelineManager {
     e.running = composed;
     try {
       const host = await this.ensureHost(e);
+      if (composed.probe) e.running = composed = { ...await this.probed(e, host, composed.probe), features: composed.features };
       const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s));
       // The host paces the output's KLV stream itself from the start (core/klv/pacer.ts, docs/klv.md).
       const klv = composed.klvInjector ? { appsrc: composed.klvInjector, position: klvPosition(e.def) } : undefined;
@@ -239,6 +250,7 @@ export class PipelineManager {
     } catch (err) {
       this.claims.release(id);
       e.running = null;
+      e.probedCodec = undefined;
       if (why === 'create' || why === 'play') e.wanted = 'ready';
       e.lastError = (err as Error).message;
       this.log.warn({ pipeline: id, err: (err as Error).message }, 'pipeline failed to start');
@@ -290,17 +302,19 @@ export class PipelineManager {
   /** On-demand: the host listens with an RTSP server; the pipeline plays while clients watch. */
   private async serveOnDemand(e: Entry): Promise<void> {
     if (e.running) return;
-    const composed = this.compose(e.def);
+    let composed = this.compose(e.def, e.probedCodec);
     this.checkLicence(e.def, false);
     const found = this.claims.take(e.def.id, this.validator.claims(e.def));
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
     try {
       const host = await this.ensureHost(e);
+      if (composed.probe) composed = await this.probed(e, host, composed.probe);
       await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs });
       e.running = composed;
       e.wanted = 'playing';
     } catch (err) {
       this.claims.release(e.def.id);
+      e.probedCodec = undefined;
       throw startFailure(err, 'play');
     }
   }
@@ -587,6 +601,8 @@ export class PipelineManager {
    */
   private interrupted(e: Entry, message: string, finalise: boolean): void {
     e.lastError = message;
+    // The source may come back with another codec: probe it again at the next start.
+    e.probedCodec = undefined;
     this.events.emit({ type: 'error', id: e.def.id, message });
     if (e.state !== 'playing' || e.def.on_demand) return;
     void e.queue.run(async () => {
@@ -647,12 +663,31 @@ export class PipelineManager {
 
   // ---- helpers -------------------------------------------------------------------------------------------
 
-  private compose(def: PipelineDefinition): ComposedPipeline {
+  private compose(def: PipelineDefinition, passthroughCodec?: string): ComposedPipeline {
     try {
-      return composePipeline(def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() });
+      return composePipeline(def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() }, passthroughCodec);
     } catch (err) {
       if (err instanceof ComposeError) throw validationError([err.message]);
       throw err;
+    }
+  }
+
+  /**
+   * A passed-through source's codec, from the caps of its first sample in e's host (cached on e), and the pipeline
+   * composed with it. Both failures mean the pipeline could not start: a silent source (the probe times out), and
+   * a codec the output cannot carry (AV1 into .ts), refused by the output's own validation (docs/dataplane.md).
+   */
+  private async probed(e: Entry, host: EngineHost, probe: { description: string; sink: string }): Promise<ComposedPipeline> {
+    const caps = await host.request<string>({ op: 'probe', ...probe, timeoutMs: this.opts.startTimeoutMs }, this.opts.startTimeoutMs + 5000);
+    const codec = this.registry.codecByCaps(caps);
+    const refuse = (why: string) => new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing: ${why}`);
+    if (!codec) throw refuse(`no codec plugin handles the source's video (${caps.split(',')[0]})`);
+    try {
+      const composed = composePipeline(e.def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() }, codec.codec);
+      e.probedCodec = codec.codec;
+      return composed;
+    } catch (err) {
+      throw err instanceof ComposeError ? refuse(err.message) : err;
     }
   }
 

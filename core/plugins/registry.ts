@@ -40,6 +40,15 @@ export class PluginRegistry {
     return this.ofKind('codec').find((p) => p.codec === codec);
   }
 
+  /**
+   * The video codec whose encoded caps media type is that of caps (e.g. `video/x-h264, stream-format=…` → h264), as
+   * negotiated by a running stream; undefined when no codec plugin has it.
+   */
+  codecByCaps(caps: string): CodecPlugin | undefined {
+    const media = (s: string) => s.split(',')[0].trim().toLowerCase();
+    return this.codecs('video').find((c) => media(c.caps) === media(caps));
+  }
+
   codecs(media?: 'video' | 'audio'): CodecPlugin[] {
     return this.ofKind('codec').filter((p) => !media || p.media === media);
   }

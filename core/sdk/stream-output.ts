@@ -14,14 +14,11 @@ export const goesAsRtpBundle = (codec: CodecInfo | null): boolean => Boolean(cod
 /** MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); the RTP bundle does not take it yet. */
 export const tsCarriesKlv = (_output: OutputSpec, video?: CodecInfo | null): boolean => Boolean(video?.containers.includes('mpegts'));
 
-/** The messages of a transport output (named in `transport`, e.g. "UDP") for passthrough and audio. */
-export function streamOutputErrors(transport: string, pipeline: PipelineView, codec: CodecInfo | null): string[] {
+/** The messages of a transport output for its streams (audio beside the video codec). */
+export function streamOutputErrors(_transport: string, pipeline: PipelineView, codec: CodecInfo | null): string[] {
   const errors: string[] = [];
-  // The codec of a passed-through stream is known only when it arrives; by then 1.22's parsebin has fixed a stream
-  // format MPEG-TS cannot take (H.264 as avc), and RTP needs the payloader chosen up front (docs/dataplane.md).
-  if (!codec && !pipeline.encoding) {
-    errors.push(`output.uri: a ${transport} output needs encoding (a stream passes through without encoding only into a .mkv recording)`);
-  }
+  // A passed-through stream (no codec yet) is accepted: the core probes its codec before composing and asks again
+  // (docs/dataplane.md). Until then audio is refused, as for any codec that goes as MPEG-TS.
   if (pipeline.audio && !goesAsRtpBundle(codec)) errors.push(AUDIO_NEEDS_AV1);
   return errors;
 }

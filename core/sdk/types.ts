@@ -117,6 +117,12 @@ export interface CodecInfo {
   };
   /** The parser in front of a payloader or muxer (e.g. h264parse). */
   readonly parser: string;
+  /**
+   * What follows a passed-through stream of this codec, in front of the output (default: parser). It converts the
+   * source's stream format to what the output's muxer or payloader takes, e.g. `h264parse config-interval=-1`, which
+   * also repeats the parameter sets at each keyframe for receivers that join late.
+   */
+  readonly passthroughParser?: string;
 }
 
 export interface OutputFragment {

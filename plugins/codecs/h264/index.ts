@@ -17,6 +17,8 @@ export default definePlugin<CodecPlugin>({
   licenceFeature: 'h264',
   caps: 'video/x-h264',
   parser: 'h264parse',
+  // A passed-through source may send SPS/PPS once (or only out of band, as RTP's sprop-parameter-sets): repeat them.
+  passthroughParser: 'h264parse config-interval=-1',
   containers: ['mpegts', 'matroska', 'mp4'],
   liveParams: ['bitrate'],
   rtp: {

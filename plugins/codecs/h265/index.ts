@@ -29,6 +29,8 @@ export default definePlugin<CodecPlugin>({
   licenceFeature: 'h265',
   caps: 'video/x-h265',
   parser: 'h265parse',
+  // A passed-through source may send VPS/SPS/PPS once (or only out of band): repeat them at each keyframe.
+  passthroughParser: 'h265parse config-interval=-1',
   containers: ['mpegts', 'matroska', 'mp4'],
   liveParams: ['bitrate'],
   rtp: {

@@ -34,13 +34,9 @@ export default definePlugin<OutputPlugin>({
     const errors: string[] = [];
     // No container GStreamer 1.22 muxes carries Codec2 (mpegtsmux, matroskamux and mp4mux have no caps for it).
     if (pipeline.audio) errors.push(`audio cannot be recorded into a .${ext} file: no container carries Codec2; use an RTSP, UDP or TCP output`);
+    // A passed-through stream's codec (null here at create) is probed at start, and this is asked again with it.
     if (codec && !codec.containers.includes(kind.container)) {
       errors.push(`output.uri: a .${ext} file cannot carry ${codec.codec}`);
-    }
-    // Passthrough: the codec is known only when the stream arrives, and GStreamer 1.22's parsebin has by then fixed
-    // the stream format (H.264/H.265 as avc), which only Matroska takes as it is (docs/dataplane.md).
-    if (!codec && !pipeline.encoding && kind.container !== 'matroska') {
-      errors.push(`output.uri: a stream passed through without encoding can be recorded only to .mkv; set encoding to record .${ext}`);
     }
     const dir = dirname(path);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) errors.push(`output.uri directory ${dir} does not exist`);

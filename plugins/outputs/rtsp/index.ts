@@ -36,13 +36,10 @@ export default definePlugin<OutputPlugin>({
   examples: { valid: ['rtsp://0.0.0.0:8554/live', 'rtsp://127.0.0.1:8554/cam/1'], invalid: ['rtsp://0.0.0.0:8554/', 'rtsp://0.0.0.0:8554/a b'] },
   supportsOnDemand: true,
   accepts: (uri) => uri.startsWith('rtsp://'),
-  validate(output, pipeline, codec) {
+  validate(output) {
     const errors: string[] = [];
     if (!rtspTarget(output.uri)) errors.push('output.uri must be rtsp://0.0.0.0:<port>/<name>');
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
-    if (!codec && !pipeline.encoding) {
-      errors.push('output.uri: a local RTSP output re-payloads the stream and must know its codec; set encoding for this source');
-    }
     return errors;
   },
   claims(output) {

@@ -52,7 +52,7 @@ export default definePlugin<OutputPlugin>({
       port: t.port,
       ...(t.multicast ? { 'auto-multicast': true, 'multicast-iface': t.iface, 'ttl-mc': MULTICAST_TTL } : {}),
     });
-    // An unknown passthrough codec is remuxed into TS; only a known codec without a TS mapping goes as RTP.
+    // A codec without a TS mapping goes as RTP (a passed-through stream's codec is probed before composing).
     // Audio (Codec2) joins the bundle as its second stream; validate refused it beside a TS-bound video codec.
     const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
     if (rtp) {

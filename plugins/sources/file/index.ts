@@ -3,7 +3,7 @@
  * (filesrc → decodebin → intervideosink) that the engine host builds again at each end of the file; the main
  * pipeline takes the frames from intervideosrc, a live source that never ends, so outputs, encoders and RTSP
  * clients see one unbroken stream (see docs/dataplane.md for why not a seek). Passed through (no encoding), the
- * file is parsed and paced by clocksync and plays once (passthrough goes only into a recording). Files are shared
+ * file is parsed and paced by clocksync and plays once. Files are shared
  * freely: no claim. Asked for its audio (audio.source stream), the reader also hands the file's decoded audio over
  * through interaudiosink/interaudiosrc; such a file must carry audio, or the reader never ends and so never loops
  * (docs/audio.md).
