@@ -47,3 +47,41 @@ describe('composeSimple', () => {
     expect(c.description).toContain('location="/tmp/a\\" ! fakesink name=x \\"b.ts"');
   });
 });
+
+describe('composeSimple: passthrough (no encoding)', () => {
+  const pt: PipelineDefinition = { id: 'p1', mode: 'simple', on_demand: false, source: { uri: 'rtsp://127.0.0.1:8554/cam' }, output: { uri: '/tmp/out.ts' } };
+
+  it('with the codec not yet known, composes only the probe: the source fragment into an appsink', () => {
+    const c = composeSimple(pt, registry, { rtspLatencyMs: 200 });
+    expect(c.description).toBe('');
+    expect(c.features).toEqual([]);
+    expect(c.probe).toEqual({
+      sink: 'probe',
+      description: 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 ! capsfilter caps="application/x-rtp,media=video" ! '
+        + 'parsebin name="parse" ! capsfilter caps="video/x-h264;video/x-h265;video/x-av1" ! appsink name="probe" sync=false',
+    });
+  });
+
+  it('with the probed codec, picks that stream and converts it with the codec\'s passthrough parser in front of the muxer', () => {
+    const c = composeSimple(pt, registry, { rtspLatencyMs: 200 }, 'h264');
+    expect(c.probe).toBeUndefined();
+    expect(c.description).toBe(
+      'mpegtsmux name="mux" ! filesink name="filesink" location="/tmp/out.ts" '
+      + 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 ! capsfilter caps="application/x-rtp,media=video" ! '
+      + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! h264parse config-interval=-1 ! queue ! mux.',
+    );
+    expect(c.features).toEqual([]);
+    expect(c.encoderElement).toBeUndefined();
+  });
+
+  it('into a local RTSP server, the feed payloads the probed codec', () => {
+    const c = composeSimple({ ...pt, output: { uri: 'rtsp://0.0.0.0:8554/live' } }, registry, { rtspLatencyMs: 200 }, 'h265');
+    expect(c.description).toContain('capsfilter caps="video/x-h265" ! h265parse config-interval=-1 ! queue ! appsink name="rtsp_feed0"');
+    expect(c.rtsp).toMatchObject({ mode: 'feed', feeds: [{ appsink: 'rtsp_feed0', launch: 'h265parse ! rtph265pay name="pay0" pt=96 config-interval=-1' }] });
+    expect(c.sdp).toContain('a=rtpmap:96 H265/90000');
+  });
+
+  it('a probed codec the output cannot carry is refused with the output\'s own message', () => {
+    expect(() => composeSimple(pt, registry, { rtspLatencyMs: 200 }, 'av1')).toThrow("the source's video is av1: output.uri: a .ts file cannot carry av1");
+  });
+});
