@@ -8,7 +8,7 @@ import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, hostPidsByPipeline, run, sleep, startService, udpReceiver, type RunningService } from '../helpers/service';
+import { freePort, hostPidsByPipeline, run, sleep, startService, udpReceiver, waitFor, type RunningService } from '../helpers/service';
 import { body, expectReceived, FRAME, GST_ENV, probe, receive, rtpTail, tsTail } from './receivers';
 
 let svc: RunningService;
@@ -173,6 +173,31 @@ describe('other codecs and sources', () => {
     } finally {
       sender.kill('SIGKILL');
     }
+  });
+
+  it('after a source loss the codec is probed again: the origin comes back as H.265 and the relay carries H.265', async () => {
+    const port = await freePort();
+    const originBody = (codec: 'h264' | 'h265') => body('origin-x', codec, `rtsp://0.0.0.0:${port}/o`);
+    expect((await svc.api('POST', '/svc/pipeline', originBody('h264'))).status).toBe(201);
+    const out = await freePort();
+    const first = receive(`udpsrc port=${out} caps=video/mpegts,systemstream=true ! ${tsTail('h264', 10)}`);
+    await sleep(300);
+    await create(relay('pt-loss', `rtsp://127.0.0.1:${port}/o`, `udp://127.0.0.1:${out}`));
+    await expectReceived(first);
+
+    // The origin goes away and comes back with another codec (stop, replace, play).
+    expect((await svc.api('PUT', '/svc/pipeline/origin-x/stop')).status).toBe(200);
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/pt-loss')).body.state === 'ready', 20000);
+    expect((await svc.api('PUT', '/svc/pipeline/origin-x', originBody('h265'))).status).toBe(200);
+    const second = receive(`udpsrc port=${out} caps=video/mpegts,systemstream=true ! ${tsTail('h265', 10)}`, 40000);
+    await sleep(300);
+    expect((await svc.api('PUT', '/svc/pipeline/origin-x/play')).status).toBe(200);
+    await expectReceived(second);
+    const view = (await svc.api('GET', '/svc/pipeline/pt-loss')).body;
+    expect(view.state).toBe('playing');
+    expect(view.last_error).toBeNull();
+    await remove('pt-loss');
+    await remove('origin-x');
   });
 
   it('a silent source fails the start like any start: 504, the probe\'s reason in the message', async () => {
