@@ -89,6 +89,15 @@ describe('an H.264 RTSP source, not re-encoded', () => {
     await remove('pt-rtsp');
   });
 
+  it('into an on-demand local RTSP output: ready until a client comes, then the probed stream is payloaded', async () => {
+    const port = await freePort();
+    const r = await svc.api('POST', '/svc/pipeline', { ...relay('pt-od', src, `rtsp://0.0.0.0:${port}/od`), on_demand: true });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.state).toBe('ready');
+    await expectReceived(receive(`rtspsrc location=rtsp://127.0.0.1:${port}/od latency=100 ! ${rtpTail('h264', 10)}`));
+    await svc.api('DELETE', '/svc/pipeline/pt-od');
+  });
+
   it('into .ts and .mp4 recordings (and .mkv still)', async () => {
     const paths = ['ts', 'mp4', 'mkv'].map((ext) => join(dir, `rec.${ext}`));
     await Promise.all(paths.map((path, i) => create(relay(`pt-file${i}`, src, path))));
