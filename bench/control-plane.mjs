@@ -25,10 +25,18 @@ const DURATION_S = Number(process.env.BENCH_CONTROL_SECONDS ?? 8);
 // Creating 50 pipelines forks 50 engine hosts; a few at a time keeps the 2-core machine responsive.
 const CREATE_BATCH = 5;
 
+async function cannon(opts) {
+  const run = autocannon(opts);
+  let firstError;
+  run.on('reqError', (err) => { firstError ??= err; });
+  const r = await run;
+  if (r.errors || r.non2xx) throw new Error(`${opts.url}: ${r.errors} errors (first: ${firstError?.message}), ${r.non2xx} non-2xx answers`);
+  return r;
+}
+
 async function load(url, headers) {
-  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, headers });
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  if (r.errors || r.non2xx) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
+  await cannon({ url, connections: CONNECTIONS, duration: WARMUP_S, headers });
+  const r = await cannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
   return { rps: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99, requests: r.requests.total };
 }
 

@@ -15,7 +15,7 @@ const WARMUP_S = 3;
 const DURATION_S = Number(process.env.BENCH_CPU_SECONDS ?? 60);
 
 await main(BENCH, QUESTION, async () => {
-  const { svc, hostPid, gst, rxEnc, rxGst, description } = await sideBySide({ width: 1280, height: 720, fps: 30 });
+  const { svc, hostPid, gst, rxEnc, rxGst, description, removed } = await sideBySide({ width: 1280, height: 720, fps: 30 });
   await sleep(WARMUP_S * 1000);
   const t0 = performance.now();
   const start = { host: cpuSeconds(hostPid), gst: cpuSeconds(gst.pid), service: cpuSeconds(svc.pid) };
@@ -34,6 +34,7 @@ await main(BENCH, QUESTION, async () => {
     question: QUESTION,
     duration_s: round(seconds, 1),
     description,
+    baseline_removed: removed,
     encoderd: {
       host_cpu_s: round(enc), api_process_cpu_s: round(end.service - start.service), fps_out: round(framesEnc / seconds, 1),
       host_rss_mb: round(memoryMb(hostPid).rss, 1),

@@ -18,7 +18,7 @@ const SAMPLES = Number(process.env.BENCH_MEMORY_SAMPLES ?? 10);
 await main(BENCH, QUESTION, async () => {
   const empty = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   atEnd(() => empty.kill('SIGKILL'));
-  const { hostPid, gst, description } = await sideBySide({ width: 1280, height: 720, fps: 30 });
+  const { hostPid, gst, description, removed } = await sideBySide({ width: 1280, height: 720, fps: 30 });
   await sleep(SETTLE_S * 1000);
   note(`sampling ${SAMPLES} s`);
   const enc = [];
@@ -33,6 +33,7 @@ await main(BENCH, QUESTION, async () => {
     bench: BENCH,
     question: QUESTION,
     description,
+    baseline_removed: removed,
     encoderd: { host_rss_mb: round(median(enc), 1), host_peak_mb: round(memoryMb(hostPid).hwm, 1) },
     baseline: { rss_mb: round(median(base), 1), peak_mb: round(memoryMb(gst.pid).hwm, 1) },
     empty_node_rss_mb: round(memoryMb(empty.pid).rss, 1),

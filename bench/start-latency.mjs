@@ -7,7 +7,7 @@
  * frame received from the UDP output. And, to show what the fork costs, PUT play of the same pipeline once
  * stopped (its host is kept). Rounds alternate encoderd and gst-launch; medians are compared.
  */
-import { describe, gstLaunch } from './lib/gst.mjs';
+import { descriptions, gstLaunch } from './lib/gst.mjs';
 import { atEnd, main, note, report } from './lib/report.mjs';
 import { expectStatus, h264Body, startService } from './lib/service.mjs';
 import { median, round, sleep } from './lib/stats.mjs';
@@ -32,7 +32,8 @@ await main(BENCH, QUESTION, async () => {
   const rx = await tsReceiver();
   atEnd(() => rx.close());
   const output = `udp://127.0.0.1:${rx.port}`;
-  const description = describe(h264Body('sl', output));
+  const described = descriptions(h264Body('sl', output));
+  const description = described.baseline;
   const enc = { post: [], postFrame: [], play: [] };
   const gst = { playing: [], frame: [] };
 
@@ -74,7 +75,8 @@ await main(BENCH, QUESTION, async () => {
     bench: BENCH,
     question: QUESTION,
     rounds: ROUNDS,
-    description,
+    description: described.encoderd,
+    baseline_removed: described.removed,
     encoderd: {
       post_to_201_ms: m(enc.post), post_to_first_frame_ms: m(enc.postFrame), play_existing_host_ms: m(enc.play),
       samples: { post: enc.post.map((x) => round(x, 0)), play: enc.play.map((x) => round(x, 0)) },

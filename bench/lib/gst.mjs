@@ -24,7 +24,35 @@ function plugins() {
 /** The GStreamer description encoderd runs for this pipeline body (the settings' default RTSP latency). */
 export function describe(body) {
   const def = new PipelineValidator(plugins()).definition(structuredClone(body));
-  return composePipeline(def, plugins(), { rtspLatencyMs: 200 }).description;
+  return composePipeline(def, plugins(), { rtspLatencyMs: 200 });
+}
+
+/**
+ * What gst-launch-1.0 can run of encoderd's description. Everything but one branch is kept, the inert framegrab
+ * branch included: the KLV input of an MPEG-TS output is an appsrc the engine host feeds (10 Hz ST 0601), and
+ * 1.22's mpegtsmux releases no video until that input has data, so under gst-launch, which feeds no appsrc, the
+ * output would never flow. That branch (appsrc … ! mux.) is cut; `removed` says what went.
+ */
+export function baselineOf(composed) {
+  const tokens = launchArgv(composed.description);
+  const removed = [];
+  if (composed.klvInjector) {
+    const start = tokens.findIndex((t, i) => t === 'appsrc' && tokens[i + 1] === `name="${composed.klvInjector}"`);
+    // The branch ends at the first pad reference (`mux.`) after the appsrc.
+    const end = tokens.findIndex((t, i) => i > start && /^[A-Za-z_][\w-]*\.$/.test(t));
+    if (start < 0 || end < 0) throw new Error(`cannot find the KLV input "${composed.klvInjector}" in: ${composed.description}`);
+    removed.push(tokens.splice(start, end - start + 1).join(' '));
+  }
+  const description = tokens.join(' ');
+  if (/\bappsrc\b/.test(description)) throw new Error(`an appsrc gst-launch-1.0 cannot feed is left in: ${description}`);
+  return { description, removed };
+}
+
+/** encoderd's description for body and the baseline's (see baselineOf). */
+export function descriptions(body) {
+  const composed = describe(body);
+  const baseline = baselineOf(composed);
+  return { encoderd: composed.description, baseline: baseline.description, removed: baseline.removed };
 }
 
 /**
@@ -107,6 +135,10 @@ export function gstLaunch(description, { messages = false } = {}) {
     },
   };
   playing.catch(() => undefined);
+  if (messages) {
+    const limit = setTimeout(() => rejectPlaying(new Error(`gst-launch-1.0 did not reach PLAYING in 20 s:\n${out.slice(-2000)}`)), 20000);
+    playing.finally(() => clearTimeout(limit)).catch(() => undefined);
+  }
   atEnd(() => proc.stop());
   return proc;
 }

@@ -1,10 +1,11 @@
 /**
  * The data-plane comparison set-up shared by the CPU and memory questions: one encoderd pipeline and one
  * gst-launch-1.0 of the same description, running at the same time, each sending MPEG-TS over UDP to its own
- * receiver in this process (the descriptions differ only in the port). Running both at once on the idle
+ * receiver in this process (the descriptions differ in the port, and in the KLV input gst-launch cannot feed:
+ * gst.mjs baselineOf). Running both at once on the idle
  * machine means any other load on it falls on both alike.
  */
-import { describe, gstLaunch } from './gst.mjs';
+import { descriptions, gstLaunch } from './gst.mjs';
 import { atEnd, note } from './report.mjs';
 import { expectStatus, h264Body, startService } from './service.mjs';
 import { sleep } from './stats.mjs';
@@ -20,10 +21,13 @@ export async function sideBySide(encoding) {
   expectStatus(await svc.api('POST', '/svc/pipeline', body), 201, 'POST dp');
   const hostPid = svc.hostPid('dp');
   if (!hostPid) throw new Error('no engine host process found for pipeline dp');
-  const description = describe(h264Body('dp', `udp://127.0.0.1:${rxGst.port}`, encoding));
-  const gst = gstLaunch(description);
-  await sleep(500);
+  const described = descriptions(h264Body('dp', `udp://127.0.0.1:${rxGst.port}`, encoding));
+  const gst = gstLaunch(described.baseline);
+  // Both must be producing before anything is compared: a stalled side would make any ratio meaningless.
+  await sleep(2000);
   if (!gst.alive()) throw new Error(`gst-launch-1.0 ended:\n${gst.output()}`);
+  if (rxEnc.frames.length < 30) throw new Error(`encoderd's output sent ${rxEnc.frames.length} frames in 2 s`);
+  if (rxGst.frames.length < 30) throw new Error(`gst-launch-1.0's output sent ${rxGst.frames.length} frames in 2 s:\n${gst.output()}`);
   note(`engine host pid ${hostPid}, gst-launch pid ${gst.pid}`);
-  return { svc, hostPid, gst, rxEnc, rxGst, description: describe(body) };
+  return { svc, hostPid, gst, rxEnc, rxGst, description: descriptions(body).encoderd, removed: described.removed };
 }
