@@ -334,8 +334,8 @@ export class PipelineManager {
         await this.patchEncoding(e, patch.encoding);
       }
       if (patch.geolocation !== undefined) {
-        if (patch.geolocation === null) delete e.def.geolocation;
-        else e.def.geolocation = patch.geolocation;
+        const { geolocation: _previous, ...rest } = e.def;
+        e.def = patch.geolocation === null ? rest : { ...rest, geolocation: patch.geolocation };
         // Live: the engine host's KLV pacer sends the new position at once (no rebuild, no interruption).
         if (e.state === 'playing' && e.running?.klvInjector && e.host?.alive) {
           await e.host.request({ op: 'klv', position: klvPosition(e.def) })

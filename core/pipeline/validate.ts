@@ -11,7 +11,7 @@ import { SchemaValidator } from '../validation/validator';
 import { validateAdvanced } from './advanced';
 import type { PipelineDefinition } from './model';
 import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from './multiview';
-import { ENCODING_DEFAULTS, patchSchema, pipelineSchema, RESPONSE_ONLY } from './schema';
+import { ENCODING_DEFAULTS, patchSchema, pipelineSchema } from './schema';
 
 export class PipelineValidator {
   private readonly body: SchemaValidator<Record<string, unknown>>;
@@ -26,10 +26,13 @@ export class PipelineValidator {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw validationError(['body must be an object']);
     const r = this.body.validate(input);
     if (r.errors.length) throw validationError(r.errors);
-    const raw = r.value as Record<string, unknown>;
-    for (const k of RESPONSE_ONLY) delete raw[k];
-    const def = raw as unknown as PipelineDefinition;
-    if (def.geolocation === undefined) delete def.geolocation;
+    // An object literal of the definition's own fields: response-only fields drop out, and V8 keeps it a fast
+    // object (deleting keys, or Object.fromEntries, leaves a slow dictionary that every GET then copies).
+    const v = r.value as Record<string, unknown>;
+    const def = {
+      id: v.id, mode: v.mode, on_demand: v.on_demand, source: v.source, inputs: v.inputs, encoding: v.encoding,
+      output: v.output, audio: v.audio, raw_pipeline: v.raw_pipeline, geolocation: v.geolocation,
+    } as PipelineDefinition;
     const errors = this.semantic(def);
     if (errors.length) throw validationError(errors);
     return def;
