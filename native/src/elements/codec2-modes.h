@@ -23,6 +23,10 @@ const EncoderdCodec2Mode *encoderd_codec2_mode_from_name(const gchar *name);
 /* Duration of one frame in nanoseconds. */
 guint64 encoderd_codec2_frame_duration(const EncoderdCodec2Mode *m);
 
+struct CODEC2;
+/* A libcodec2 state for the mode, checked against the table; NULL (with the reason logged on owner) on failure. */
+struct CODEC2 *encoderd_codec2_open(gpointer owner, const EncoderdCodec2Mode *m);
+
 /* Caps list of the supported modes, for pad templates: "(int){ 3200, 2400, 1600, 1400, 1300, 1200, 700 }". */
 #define ENCODERD_CODEC2_MODE_LIST "(int){ 3200, 2400, 1600, 1400, 1300, 1200, 700 }"
 #endif

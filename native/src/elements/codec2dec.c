@@ -55,16 +55,8 @@ static gboolean dec_set_format(GstAudioDecoder *dec, GstCaps *caps) {
   }
   if (self->c2 != NULL && self->mode == m) return TRUE; /* same mode again: keep the state */
 
-  struct CODEC2 *c2 = codec2_create(m->c2mode);
-  if (c2 == NULL) {
-    GST_ERROR_OBJECT(self, "codec2_create(%s) failed", m->name);
-    return FALSE;
-  }
-  if (codec2_samples_per_frame(c2) != m->samples_per_frame || codec2_bytes_per_frame(c2) != m->bytes_per_frame) {
-    GST_ERROR_OBJECT(self, "libcodec2 disagrees with the mode table for %s", m->name);
-    codec2_destroy(c2);
-    return FALSE;
-  }
+  struct CODEC2 *c2 = encoderd_codec2_open(self, m);
+  if (c2 == NULL) return FALSE;
   free_codec(self);
   self->c2 = c2;
   self->mode = m;

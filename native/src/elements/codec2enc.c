@@ -59,16 +59,8 @@ static gboolean enc_set_format(GstAudioEncoder *enc, GstAudioInfo *info) {
     return FALSE;
   }
   /* Draining is a no-op (hard minimum), so a new format can simply replace the state. */
-  struct CODEC2 *c2 = codec2_create(m->c2mode);
-  if (c2 == NULL) {
-    GST_ERROR_OBJECT(self, "codec2_create(%s) failed", m->name);
-    return FALSE;
-  }
-  if (codec2_samples_per_frame(c2) != m->samples_per_frame || codec2_bytes_per_frame(c2) != m->bytes_per_frame) {
-    GST_ERROR_OBJECT(self, "libcodec2 disagrees with the mode table for %s", m->name);
-    codec2_destroy(c2);
-    return FALSE;
-  }
+  struct CODEC2 *c2 = encoderd_codec2_open(self, m);
+  if (c2 == NULL) return FALSE;
   GST_OBJECT_LOCK(self);
   free_codec(self);
   self->c2 = c2;
