@@ -46,3 +46,15 @@ struct CODEC2 *encoderd_codec2_open(gpointer owner, const EncoderdCodec2Mode *m)
   }
   return c2;
 }
+
+const EncoderdCodec2Mode *encoderd_codec2_mode_from_caps(gpointer owner, const GstCaps *caps) {
+  const GstStructure *s = gst_caps_get_structure(caps, 0);
+  gint bps = ENCODERD_CODEC2_DEFAULT_MODE;
+  if (gst_structure_has_field(s, "mode") && !gst_structure_get_int(s, "mode", &bps)) {
+    GST_ERROR_OBJECT(owner, "mode in %" GST_PTR_FORMAT " is not a fixed integer", caps);
+    return NULL;
+  }
+  const EncoderdCodec2Mode *m = encoderd_codec2_mode_from_bps(bps);
+  if (m == NULL) GST_ERROR_OBJECT(owner, "unsupported Codec2 mode %d", bps);
+  return m;
+}

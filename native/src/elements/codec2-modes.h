@@ -2,7 +2,7 @@
  * Values are those of libcodec2 1.0.5 (codec2_bits/bytes/samples_per_frame); all modes are 8 kHz mono S16. */
 #ifndef ENCODERD_CODEC2_MODES_H
 #define ENCODERD_CODEC2_MODES_H
-#include <glib.h>
+#include <gst/gst.h>
 
 #define ENCODERD_CODEC2_RATE 8000
 #define ENCODERD_CODEC2_DEFAULT_MODE 2400
@@ -22,6 +22,10 @@ const EncoderdCodec2Mode *encoderd_codec2_mode_from_bps(gint bps);
 const EncoderdCodec2Mode *encoderd_codec2_mode_from_name(const gchar *name);
 /* Duration of one frame in nanoseconds. */
 guint64 encoderd_codec2_frame_duration(const EncoderdCodec2Mode *m);
+
+/* The mode named by caps of audio/x-codec2 (the default when they name none); NULL, logged on owner, when the
+ * mode field is not a fixed integer or not a supported mode. */
+const EncoderdCodec2Mode *encoderd_codec2_mode_from_caps(gpointer owner, const GstCaps *caps);
 
 struct CODEC2;
 /* A libcodec2 state for the mode, checked against the table; NULL (with the reason logged on owner) on failure. */

@@ -42,17 +42,8 @@ static gboolean dec_stop(GstAudioDecoder *dec) {
 
 static gboolean dec_set_format(GstAudioDecoder *dec, GstCaps *caps) {
   EncoderdCodec2Dec *self = ENCODERD_CODEC2DEC(dec);
-  GstStructure *s = gst_caps_get_structure(caps, 0);
-  gint bps = ENCODERD_CODEC2_DEFAULT_MODE;
-  if (gst_structure_has_field(s, "mode") && !gst_structure_get_int(s, "mode", &bps)) {
-    GST_ERROR_OBJECT(self, "mode in %" GST_PTR_FORMAT " is not a fixed integer", caps);
-    return FALSE;
-  }
-  const EncoderdCodec2Mode *m = encoderd_codec2_mode_from_bps(bps);
-  if (m == NULL) {
-    GST_ERROR_OBJECT(self, "unsupported Codec2 mode %d", bps);
-    return FALSE;
-  }
+  const EncoderdCodec2Mode *m = encoderd_codec2_mode_from_caps(self, caps);
+  if (m == NULL) return FALSE;
   if (self->c2 != NULL && self->mode == m) return TRUE; /* same mode again: keep the state */
 
   struct CODEC2 *c2 = encoderd_codec2_open(self, m);

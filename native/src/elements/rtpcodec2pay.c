@@ -63,17 +63,8 @@ static guint frames_per_packet(EncoderdRtpCodec2Pay *self) {
 
 static gboolean pay_set_caps(GstRTPBasePayload *base, GstCaps *caps) {
   EncoderdRtpCodec2Pay *self = ENCODERD_RTPCODEC2PAY(base);
-  GstStructure *s = gst_caps_get_structure(caps, 0);
-  gint bps = ENCODERD_CODEC2_DEFAULT_MODE;
-  if (gst_structure_has_field(s, "mode") && !gst_structure_get_int(s, "mode", &bps)) {
-    GST_ERROR_OBJECT(self, "mode in %" GST_PTR_FORMAT " is not a fixed integer", caps);
-    return FALSE;
-  }
-  const EncoderdCodec2Mode *m = encoderd_codec2_mode_from_bps(bps);
-  if (m == NULL) {
-    GST_ERROR_OBJECT(self, "unsupported Codec2 mode %d", bps);
-    return FALSE;
-  }
+  const EncoderdCodec2Mode *m = encoderd_codec2_mode_from_caps(self, caps);
+  if (m == NULL) return FALSE;
   gboolean changed = self->mode != m;
   self->mode = m;
   /* the latency answered by pay_src_query depends on the mode */
