@@ -17,8 +17,13 @@ export class PipelineValidator {
   private readonly body: SchemaValidator<Record<string, unknown>>;
   private readonly patch = new SchemaValidator<Record<string, unknown>>(patchSchema());
 
+  /** The schemas of a pipeline body and of a patch body, for the OpenAPI document. */
+  readonly schemas: { body: object; patch: object };
+
   constructor(private readonly registry: PluginRegistry) {
-    this.body = new SchemaValidator(pipelineSchema(registry.codecs('video').map((c) => c.codec)));
+    const body = pipelineSchema(registry.codecs('video').map((c) => c.codec));
+    this.body = new SchemaValidator(body);
+    this.schemas = { body, patch: patchSchema() };
   }
 
   /** A create or update body: every error is VALIDATION_ERROR (spec: POST and PUT list only that). */
