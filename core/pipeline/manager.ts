@@ -106,8 +106,8 @@ export class PipelineManager {
     if (this.entries.has(def.id)) {
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
-    this.compose(def);
-    this.checkLicence(def, !def.on_demand);
+    const planned = this.compose(def);
+    this.checkLicence(def.id, planned.features, !def.on_demand);
     const e = this.newEntry(def, null);
     // Advanced pipelines are parsed by their own engine host now: a bad description answers 400 before anything is kept.
     const facts = await this.facts(e, def).catch(async (err) => {
@@ -119,7 +119,7 @@ export class PipelineManager {
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
     try {
-      this.checkLicence(def, !def.on_demand, facts.features);
+      this.checkLicence(def.id, [...planned.features, ...facts.features], !def.on_demand);
     } catch (err) {
       await this.discard(e);
       throw err;
@@ -232,7 +232,7 @@ export class PipelineManager {
     }
     // From here to take() nothing awaits: the licence count and the claim table are checked and taken as one step.
     let composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
-    this.checkLicence(e.def, true, facts.features);
+    this.checkLicence(id, composed.features, true);
     const found = this.claims.take(id, facts.claims);
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
@@ -303,7 +303,7 @@ export class PipelineManager {
   private async serveOnDemand(e: Entry): Promise<void> {
     if (e.running) return;
     let composed = this.compose(e.def, e.probedCodec);
-    this.checkLicence(e.def, false);
+    this.checkLicence(e.def.id, composed.features, false);
     const found = this.claims.take(e.def.id, this.validator.claims(e.def));
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
     try {
@@ -711,8 +711,9 @@ export class PipelineManager {
     await host?.close();
   }
 
-  private checkLicence(def: PipelineDefinition, willPlay: boolean, extraFeatures: string[] = []): void {
-    const features = [...new Set([...this.compose(def).features, ...extraFeatures])];
+  /** The licence check of a pipeline that would use these features (already composed by the caller). */
+  private checkLicence(id: string, used: string[], willPlay: boolean): void {
+    const features = [...new Set(used)];
     const missing = this.licence.unlicensed(features);
     if (missing.length) {
       const why = this.licence.problem?.();
@@ -720,7 +721,7 @@ export class PipelineManager {
     }
     const max = this.licence.maxStreams();
     if (willPlay && features.length && max !== null) {
-      const playing = [...this.entries.values()].filter((x) => x.def.id !== def.id && Boolean(x.running?.features.length) && (x.state === 'playing' || !x.def.on_demand)).length;
+      const playing = [...this.entries.values()].filter((x) => x.def.id !== id && Boolean(x.running?.features.length) && (x.state === 'playing' || !x.def.on_demand)).length;
       if (playing >= max) throw new ApiError('LICENSE_LIMIT_EXCEEDED', `the licence allows ${max} encoding stream${max === 1 ? '' : 's'} at once`);
     }
   }

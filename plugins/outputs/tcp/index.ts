@@ -14,7 +14,6 @@ function target(output: OutputSpec) {
   return { ...hp, listen: ANY.has(hp.host) };
 }
 
-
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'tcp',

@@ -16,7 +16,6 @@ function target(output: OutputSpec) {
   return { ...hp, iface, multicast: isMulticast(hp.host) };
 }
 
-
 export default definePlugin<OutputPlugin>({
   kind: 'output',
   name: 'udp',
