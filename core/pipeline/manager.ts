@@ -348,8 +348,9 @@ export class PipelineManager {
   }
 
   private async patchEncoding(e: Entry, change: Record<string, number>): Promise<void> {
-    const previous = structuredClone(e.def);
-    const next: PipelineDefinition = { ...structuredClone(e.def), encoding: { ...e.def.encoding!, ...change } };
+    // Definitions are never changed in place (entry.ts), so the previous one can simply be kept.
+    const previous = e.def;
+    const next: PipelineDefinition = { ...e.def, encoding: { ...e.def.encoding!, ...change } };
     if (e.state !== 'playing' || !e.running) {
       this.compose(next);
       e.def = next;
