@@ -97,7 +97,7 @@ describe('authentication over HTTPS', () => {
 
     expect((await svc.api('GET', '/svc/pipeline', undefined, { token: tokenA })).status).toBe(200);
     expect((await svc.api('GET', '/svc/pipeline', undefined, { headers: { authorization: `bearer ${tokenA}` } })).status).toBe(200);
-    for (const authorization of [tokenA, `Basic ${tokenA}`, `Bearer ${tokenA}x`, `Bearer ${tokenA.slice(0, -1)}A`, 'Bearer ', `Bearer ${tokenA} ${tokenA}`]) {
+    for (const authorization of [tokenA, `Basic ${tokenA}`, `Bearer ${tokenA}x`, `Bearer ${tokenA.slice(0, -1)}${tokenA.endsWith('A') ? 'B' : 'A'}`, 'Bearer ', `Bearer ${tokenA} ${tokenA}`]) {
       expect((await svc.api('GET', '/svc/pipeline', undefined, { headers: { authorization } })).status, authorization).toBe(401);
     }
     const sse = await openSse(svc.port, '/svc/pipeline/none/status/events', { authorization: `Bearer ${tokenA}` });
