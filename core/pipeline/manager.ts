@@ -26,6 +26,7 @@ import { klvEvent } from '../klv/extractor';
 import { toPosition } from '../klv/geolocation';
 import type { KlvPosition } from '../klv/pacer';
 import { notFound, PipelineValidator } from './validate';
+import type { PipelineMetricsRow } from './stats-model';
 
 export interface ManagerOptions {
   startTimeoutMs: number;
@@ -731,6 +732,21 @@ export class PipelineManager {
   counts(): { pipelines: number; playing: number; hosts: number } {
     const all = [...this.entries.values()];
     return { pipelines: all.length, playing: all.filter((e) => e.state === 'playing').length, hosts: all.filter((e) => e.host?.alive).length };
+  }
+
+  /** Every pipeline as the metrics see it (core/pipeline/stats-model.ts). */
+  metricsRows(): PipelineMetricsRow[] {
+    return [...this.entries.values()].map((e) => ({
+      id: e.def.id,
+      mode: e.def.mode,
+      codec: e.def.encoding?.codec ?? e.probedCodec ?? 'none',
+      output: e.def.mode === 'advanced' ? 'advanced' : (e.def.output && this.registry.output(e.def.output.uri)?.name) ?? 'none',
+      state: e.state,
+      health: 'ok',
+      stats: null,
+      counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null },
+      hostPid: e.host?.alive ? e.host.pid ?? null : null,
+    }));
   }
 
   /** SIGTERM: stop every pipeline cleanly (files finalised), then end every host. */
