@@ -1,8 +1,8 @@
 /**
  * One logger, with secrets redacted centrally: any field whose name says it holds a secret (password, token,
  * secret, authorization, cookie, api key, and webhook `headers` whole) at any depth, plus inside every logged
- * string `user:pass@` in URIs, `Bearer <token>`, and secret-named query parameters. Errors are serialised
- * first, so their message and stack are scrubbed too instead of being lost.
+ * string `user:pass@` in URIs, `Bearer <token>`, API keys (`edk_…`) wherever they appear, and secret-named query
+ * parameters. Errors are serialised first, so their message and stack are scrubbed too instead of being lost.
  */
 import pino, { type Logger } from 'pino';
 
@@ -16,6 +16,8 @@ const CENSOR = '[redacted]';
 const SECRET_KEY = /password|passwd|passphrase|secret|token|authori[sz]ation|cookie|api[-_]?key|credential|^headers$/i;
 const CREDENTIALS_IN_URI = /([a-z][a-z0-9+.-]*:\/\/)[^/@\s"']*@/gi;
 const BEARER = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+/** An API key anywhere in a string, even glued to other text (core/auth/api-keys.ts). */
+const API_KEY = /edk_[A-Za-z0-9_-]{16,}/g;
 const SECRET_QUERY = /([?&](?:password|passwd|token|access_token|secret|api[-_]?key|auth)=)[^&#\s"']*/gi;
 
 /** Replaces user:pass@ in URIs with ***@. */
@@ -23,9 +25,9 @@ export function redactUri(text: string): string {
   return text.replace(CREDENTIALS_IN_URI, '$1***@');
 }
 
-/** Every string-borne secret form: URI credentials, bearer/basic credentials, secret query parameters. */
+/** Every string-borne secret form: URI credentials, bearer/basic credentials, API keys, secret query parameters. */
 export function redactText(text: string): string {
-  return redactUri(text).replace(BEARER, `$1 ${CENSOR}`).replace(SECRET_QUERY, `$1${CENSOR}`);
+  return redactUri(text).replace(BEARER, `$1 ${CENSOR}`).replace(API_KEY, `edk_${CENSOR}`).replace(SECRET_QUERY, `$1${CENSOR}`);
 }
 
 function scrub(value: unknown, depth = 0): unknown {
