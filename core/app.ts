@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { builtinPlugins } from '../plugins';
+import { ApiKeys } from './auth/api-keys';
 import { AuthService } from './auth/auth-service';
 import { authGuard } from './auth/guard';
 import { Sessions } from './auth/sessions';
@@ -18,6 +19,7 @@ import { processHostFactory, type EngineHostFactory } from './engine/host-proces
 import { loadNative } from './engine/native';
 import { createDevices } from './devices';
 import { PipelineEvents } from './events/pipeline-events';
+import { apiKeyRoutes } from './http/routes/api-keys';
 import { authRoutes } from './http/routes/auth';
 import { deviceRoutes } from './http/routes/devices';
 import { healthRoutes } from './http/routes/health';
@@ -122,10 +124,11 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   // Before the first route: the explorer's OpenAPI document is generated from every route's schema.
   const routes = RouteCatalogue.attach(app);
   const store = container.resolve<Store>(TOKENS.Store);
-  const auth = new AuthService(store, new Sessions(store, loadOrCreateTokenKey(config.dataDir, log)), log.child({ component: 'auth' }));
+  const auth = new AuthService(store, new Sessions(store, loadOrCreateTokenKey(config.dataDir, log)), new ApiKeys(store), log.child({ component: 'auth' }));
   // Registered before every route: the gate covers all of them, SSE streams included.
   app.addHook('onRequest', authGuard(auth));
   authRoutes(app, { auth, trustedProxies: config.trustedProxies });
+  apiKeyRoutes(app, auth);
   let phase: 'starting' | 'ready' | 'stopping' = 'starting';
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), phase: () => phase });
   licenceRoutes(app, licence);

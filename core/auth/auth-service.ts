@@ -3,9 +3,12 @@
  * No password = auth disabled and every endpoint open (spec). Decisions beyond the spec (docs/security.md):
  * changing the password ends every other session and keeps the caller's; removing it ends all sessions.
  * Session changes are written before the password document, so a crash in between errs on the safe side.
+ * API keys are independent of the password: setting, changing or removing it leaves them as they are (they are
+ * revoked one by one); while no password is set they grant nothing more than an open service already does.
  */
 import type { Logger } from 'pino';
 import type { Store } from '../store/json-store';
+import type { ApiKeyCreated, ApiKeys } from './api-keys';
 import { hashPassword, verifyPassword } from './password';
 import { Sessions } from './sessions';
 
@@ -23,7 +26,7 @@ export class AuthService {
   private password: PasswordDocument | undefined;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly store: Store, readonly sessions: Sessions, private readonly log: Logger) {
+  constructor(private readonly store: Store, readonly sessions: Sessions, readonly keys: ApiKeys, private readonly log: Logger) {
     const doc = store.read<PasswordDocument>(COLLECTION, DOCUMENT);
     this.password = typeof doc?.hash === 'string' ? doc : undefined;
     this.sweeper = setInterval(() => this.sessions.sweepAndSave(), SWEEP_INTERVAL_MS);
@@ -66,6 +69,18 @@ export class AuthService {
     const had = this.password !== undefined;
     this.password = undefined;
     if (had) this.log.info('password removed; authentication disabled');
+  }
+
+  /** The response is the only place the key ever appears; the log gets its id and name. */
+  createKey(name: string): ApiKeyCreated {
+    const created = this.keys.create(name);
+    this.log.info({ id: created.id, name, auth_enabled: this.enabled() }, 'API key created');
+    return created;
+  }
+
+  revokeKey(id: string): void {
+    const name = this.keys.revoke(id);
+    this.log.info({ id, name }, 'API key revoked');
   }
 
   close(): void {

@@ -1,10 +1,11 @@
 /**
  * /svc/auth routes (spec, Authentication). Success bodies the spec leaves open (docs/security.md):
- * PUT and DELETE /svc/auth/password answer 200 `{auth_enabled}`; logout answers 204.
+ * PUT and DELETE /svc/auth/password answer 200 `{auth_enabled}`; logout answers 204. The password operations
+ * need a session, never an API key: a machine's key must not be able to take the appliance over or open it.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AuthService } from '../../auth/auth-service';
-import { callerSession } from '../../auth/guard';
+import { callerSession, requireSession } from '../../auth/guard';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../auth/password';
 import { ApiError, validationError } from '../../errors/catalogue';
 import { SchemaValidator } from '../../validation/validator';
@@ -63,7 +64,8 @@ export function authRoutes(app: FastifyInstance, deps: AuthRouteDeps): void {
     return reply.code(204).send();
   });
 
-  app.put('/svc/auth/password', async (req) => {
+  app.put('/svc/auth/password', async (req, reply) => {
+    requireSession(auth, req, reply);
     const { password } = parse(passwordBody, req.body);
     const wasEnabled = auth.enabled();
     const caller = callerSession(auth, req);
@@ -74,7 +76,8 @@ export function authRoutes(app: FastifyInstance, deps: AuthRouteDeps): void {
     return { auth_enabled: true };
   });
 
-  app.delete('/svc/auth/password', async () => {
+  app.delete('/svc/auth/password', async (req, reply) => {
+    requireSession(auth, req, reply);
     auth.removePassword();
     return { auth_enabled: false };
   });
