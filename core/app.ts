@@ -24,6 +24,7 @@ import { authRoutes } from './http/routes/auth';
 import { deviceRoutes } from './http/routes/devices';
 import { healthRoutes } from './http/routes/health';
 import { licenceRoutes } from './http/routes/licence';
+import { metricsRoutes } from './http/routes/metrics';
 import { pipelineRoutes } from './http/routes/pipelines';
 import { framegrabRoutes, klvRoutes } from './http/routes/framegrabs';
 import { clientIp } from './http/client-ip';
@@ -38,6 +39,7 @@ import { loadOrCreateTls } from './http/tls';
 import { unrestricted, type LicenceGate } from './licence/gate';
 import { loadLicence } from './licence/licence';
 import { createLogger } from './log/logger';
+import { createServiceMetrics } from './metrics/service-metrics';
 import { projectRoot } from './paths';
 import { PipelineManager } from './pipeline/manager';
 import { loadVendorPlugins } from './plugins/loader';
@@ -127,11 +129,13 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   const auth = new AuthService(store, new Sessions(store, loadOrCreateTokenKey(config.dataDir, log)), new ApiKeys(store), log.child({ component: 'auth' }));
   // Registered before every route: the gate covers all of them, SSE streams included.
   app.addHook('onRequest', authGuard(auth));
+  const metrics = createServiceMetrics(app, () => manager.metricsRows());
   authRoutes(app, { auth, trustedProxies: config.trustedProxies });
   apiKeyRoutes(app, auth);
   let phase: 'starting' | 'ready' | 'stopping' = 'starting';
   healthRoutes(app, { manager, registry, version: VERSION, gstreamer: gstVersion, startedAt: Date.now(), phase: () => phase });
   licenceRoutes(app, licence);
+  metricsRoutes(app, metrics.registry);
   pipelineRoutes(app, manager, events, config.sseKeepaliveMs);
   framegrabRoutes(app, manager, framegrabs, (req) => clientIp(req, config.trustedProxies));
   klvRoutes(app, manager);
@@ -140,6 +144,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));
   const dispatcher = new WebhookDispatcher(webhooks, log.child({ component: 'webhooks' }));
   dispatcher.attach(events);
+  dispatcher.onDelivery(metrics.webhookDelivered);
   webhookRoutes(app, webhooks);
   const devices = createDevices({ native: loadNative, procAsoundRoot: resolve(config.procAsoundRoot), log: log.child({ component: 'devices' }) });
   deviceRoutes(app, devices, manager);

@@ -3,6 +3,7 @@
  * proxies keep the stream open. The stream ends when the client goes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sseStreamOpened } from '../metrics/sse-streams';
 
 export const KEEPALIVE_MS = 30_000;
 
@@ -29,7 +30,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     return { send: () => undefined, close: () => undefined, onClose: () => undefined };
   }
   res.write(': connected\n\n');
-  const closers: Array<() => void> = [];
+  const closers: Array<() => void> = [sseStreamOpened(request)];
   let closed = false;
   const timer = setInterval(() => res.write(': keepalive\n\n'), keepaliveMs);
   const close = () => {

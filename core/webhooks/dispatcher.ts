@@ -13,9 +13,14 @@ import type { DeliveryTarget, WebhookRegistry } from './registry';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 
+/** How a delivery ended (counted by the metrics): 2xx, another status, no answer in time, or no answer at all. */
+export const DELIVERY_RESULTS = ['delivered', 'failed_status', 'failed_timeout', 'failed_error'] as const;
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+
 export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private unsubscribe: (() => void) | null = null;
+  private onResult: (result: DeliveryResult) => void = () => undefined;
 
   constructor(
     private readonly registry: WebhookRegistry,
@@ -25,6 +30,11 @@ export class WebhookDispatcher {
 
   attach(events: PipelineEvents): void {
     this.unsubscribe ??= events.subscribe((ev) => this.onEvent(ev));
+  }
+
+  /** Tells each delivery's result (the metrics count them). */
+  onDelivery(fn: (result: DeliveryResult) => void): void {
+    this.onResult = fn;
   }
 
   private onEvent(ev: PipelineEvent): void {
@@ -54,10 +64,12 @@ export class WebhookDispatcher {
       });
       // The body is not wanted; reading it frees the connection.
       await res.arrayBuffer().catch(() => undefined);
+      this.onResult(res.status >= 200 && res.status < 300 ? 'delivered' : 'failed_status');
       if (res.status >= 200 && res.status < 300) this.log.debug({ ...where, status: res.status, ms: Date.now() - started }, 'webhook delivered');
       else this.log.warn({ ...where, status: res.status, ms: Date.now() - started }, 'webhook delivery failed: subscriber answered an error');
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
+      this.onResult(e.name === 'TimeoutError' ? 'failed_timeout' : 'failed_error');
       const reason = e.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
       this.log.warn({ ...where, reason, ms: Date.now() - started }, 'webhook delivery failed');
     }
