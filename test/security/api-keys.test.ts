@@ -202,6 +202,25 @@ describe('API keys over HTTPS', () => {
     expect((await svc.api('DELETE', `/svc/auth/keys/${exact.body.id}`, undefined, { token: session })).status).toBe(204);
   });
 
+  it('answer hostile bodies and ids without a 5xx, in the standard error body', async () => {
+    const bodies: unknown[] = [null, 0, 'name', true, [], { name: null }, { name: ['a'] }, { name: { $gt: '' } }, { name: 'a\u0000b' },
+      { name: 'ключ' }, { name: '😀' }, { name: 'x'.repeat(100_000) }, { constructor: { prototype: {} } }];
+    const json = { 'content-type': 'application/json' };
+    const raw = ['{"name":"ok","__proto__":{"admin":true}}', '{"name":"a","name":"b","x":1}', '{"name":"ok"', '{"name":"\\ud800"}'];
+    for (const body of [...bodies.map((b) => JSON.stringify(b)), ...raw]) {
+      const r = await svc.api('POST', '/svc/auth/keys', undefined, { token: session, raw: body, headers: json });
+      expect(r.status, body.slice(0, 80)).toBe(400);
+      expect(r.body.code).toBe('VALIDATION_ERROR');
+      expect(typeof r.body.message).toBe('string');
+    }
+    for (const id of ['%00', '..%2F..%2Fauth%2Fpassword', 'x'.repeat(100), '%F0%9F%98%80', early.id.toUpperCase(), `${early.id}%20`]) {
+      const r = await svc.api('DELETE', `/svc/auth/keys/${id}`, undefined, { token: session });
+      expect(r.status, id.slice(0, 80)).toBe(404);
+      expect(r.body.code).toBe('NOT_FOUND');
+    }
+    expect((await svc.api('GET', '/svc/auth/keys', undefined, { token: session })).body).toHaveLength(2);
+  });
+
   it(`are capped at ${MAX_API_KEYS}, with a clear error`, async () => {
     const fillers: string[] = [];
     for (let i = 2; i < MAX_API_KEYS; i++) {
