@@ -78,6 +78,23 @@ export declare class Pipeline {
    * encoder or anything downstream of it works.
    */
   forceKeyUnit(element: string): void;
+  /**
+   * Counts the buffers (and their bytes) that pass the pad of the element: a static pad or a request pad already
+   * made. A pad probe, nothing added to the pipeline; idempotent. Call before PLAYING to count from the first buffer.
+   * Throws NG_ERR_NO_ELEMENT, or NG_ERR_ARG when there is no such pad.
+   */
+  countBuffers(element: string, pad: string): void;
+  /** The totals so far of a pad counted by countBuffers (NG_ERR_ARG when it is not counted). */
+  counted(element: string, pad: string): { buffers: number; bytes: number };
+  /** The names of the leaf sink elements (not bins), recursing into bins. */
+  sinks(): string[];
+  /** Buffers dropped for QoS: the sum over elements of the latest running total each posted in a QoS message. */
+  qosDropped(): number;
+  /**
+   * GStreamer's latency query asked upstream of the sink named sink (source to that sink, ns); null when unanswered.
+   * minNs/maxNs are -1 when unbounded.
+   */
+  latency(sink: string): { live: boolean; minNs: number; maxNs: number } | null;
   /** Sets NULL synchronously and frees everything. Safe while playing and safe to call twice. */
   destroy(): void;
 }

@@ -51,6 +51,21 @@ GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer da
     else gst_object_unref(top);
     return GST_BUS_DROP;
   }
+  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_QOS) {
+    /* Each element reports its running total of dropped buffers; the latest per element is kept (stats.c sums). */
+    GstFormat format;
+    guint64 processed, dropped;
+    gst_message_parse_qos_stats(message, &format, &processed, &dropped);
+    if (format != GST_FORMAT_UNDEFINED && dropped != (guint64) -1) {
+      g_mutex_lock(&p->lock);
+      if (!p->qos_dropped) p->qos_dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+      guint64 *v = g_new(guint64, 1);
+      *v = dropped;
+      g_hash_table_insert(p->qos_dropped, g_strdup(GST_MESSAGE_SRC_NAME(message)), v);
+      g_mutex_unlock(&p->lock);
+    }
+    return GST_BUS_DROP;
+  }
   ng_msg *m = g_new0(ng_msg, 1);
   m->source = g_strdup(GST_MESSAGE_SRC_NAME(message));
   switch (GST_MESSAGE_TYPE(message)) {

@@ -23,6 +23,7 @@ void ng_pipeline_unref(gpointer data) {
   ng_pipeline *p = data;
   if (!g_atomic_int_dec_and_test(&p->refs)) return;
   g_free(p->first_error);
+  if (p->qos_dropped) g_hash_table_unref(p->qos_dropped);
   g_mutex_clear(&p->lock);
   g_mutex_clear(&p->state_lock);
   g_free(p);
@@ -61,6 +62,11 @@ static void pipeline_finalize(napi_env env, void *data, void *hint) {
     NG_CALL(napi_unwrap(env, self, (void **) &p)); \
     if (!p->bin) NG_THROW("NG_ERR_DESTROYED", "the pipeline was destroyed"); \
   } while (0)
+
+ng_pipeline *ng_pipeline_self(napi_env env, napi_value self) {
+  NG_SELF(p);
+  return p;
+}
 
 /* The element named name (a new ref), or throw NG_ERR_NO_ELEMENT. */
 #define NG_ELEMENT(var, p, name) GstElement *var = gst_bin_get_by_name(GST_BIN((p)->bin), name); \
@@ -459,10 +465,13 @@ napi_value ng_pipeline_init(napi_env env, napi_value exports) {
     { "watchSink", NULL, ng_pipeline_watch_sink, NULL, NULL, NULL, napi_default, NULL },
     { "forceKeyUnit", NULL, ng_pipeline_force_key_unit, NULL, NULL, NULL, napi_default, NULL },
     { "destroy", NULL, ng_pipeline_destroy, NULL, NULL, NULL, napi_default, NULL },
+    /* room for stats.c's */
+    { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 },
   };
+  size_t n = 11;
+  ng_stats_define(env, methods, &n);
   napi_value cls;
-  NG_CALL(napi_define_class(env, "Pipeline", NAPI_AUTO_LENGTH, ng_pipeline_new, NULL,
-                            sizeof methods / sizeof methods[0], methods, &cls));
+  NG_CALL(napi_define_class(env, "Pipeline", NAPI_AUTO_LENGTH, ng_pipeline_new, NULL, n, methods, &cls));
   NG_CALL(napi_set_named_property(env, exports, "Pipeline", cls));
   return exports;
 }

@@ -13,7 +13,13 @@ typedef struct {
   char *first_error;
   GMutex state_lock;         /* serialises a worker's set_state with destroy()'s */
   gboolean destroyed;        /* guarded by state_lock */
+  GHashTable *qos_dropped;   /* element name -> guint64 latest QoS `dropped`; guarded by lock (stats.c) */
 } ng_pipeline;
+
+/* The ng_pipeline of a JS Pipeline `self`; NULL with NG_ERR_ARG / NG_ERR_DESTROYED thrown. */
+ng_pipeline *ng_pipeline_self(napi_env env, napi_value self);
+/* Appends stats.c's Pipeline methods to out (at *n). */
+gboolean ng_stats_define(napi_env env, napi_property_descriptor *out, size_t *n);
 
 ng_pipeline *ng_pipeline_ref(ng_pipeline *p);
 void ng_pipeline_unref(gpointer p);
