@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { BusMessage, Pipeline, RtspServer } from '../../native';
 import type { RtspService } from '../sdk';
 import { KlvPacer } from '../klv/pacer';
+import { StatsSampler } from './host-stats';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
 
@@ -23,6 +24,8 @@ let eosWaiter: (() => void) | null = null;
 let companions: Pipeline[] = [];
 /** Keeps the output's KLV input fed while the pipeline runs (core/klv/pacer.ts). */
 let klvPacer: KlvPacer | null = null;
+/** Measures the running pipeline once a second (core/engine/host-stats.ts). */
+let sampler: StatsSampler | null = null;
 const COMPANION_TIMEOUT_MS = 15000;
 
 function send(msg: object): void {
@@ -85,6 +88,8 @@ async function startCompanion(description: string, slot: number): Promise<void> 
 }
 
 function teardown(): void {
+  sampler?.stop();
+  sampler = null;
   klvPacer?.stop();
   klvPacer = null;
   rtsp?.close();
@@ -117,16 +122,20 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
   if (cmd.rtsp?.mode === 'launch') {
     // On demand: nothing runs until a client arrives; the RTSP server builds the media then.
     startRtsp(cmd.rtsp, null);
+    if (cmd.meters) startStats(null, cmd.meters);
     return { state: 'ready' };
   }
   pipeline = new native.Pipeline(cmd.description, onBus);
   for (const sink of cmd.watchSinks ?? []) pipeline.watchSink(sink);
   try {
+    // Counters go in before PLAYING, so the first buffer is counted; samples start once it plays.
+    if (cmd.meters) sampler = newSampler(pipeline, cmd.meters);
     const playing = pipeline.setState('playing', cmd.timeoutMs);
     // From the start: the muxer outputs nothing, so the sinks never reach PLAYING, until its KLV input has data.
     if (cmd.klv) startKlv(pipeline, cmd.klv);
     const state = await playing;
     if (cmd.rtsp) startRtsp(cmd.rtsp, pipeline);
+    sampler?.start();
     return { state };
   } catch (err) {
     const e = err as Error & { code?: string };
@@ -134,6 +143,15 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     teardown();
     throw new HostError(e.code ?? 'NG_ERR_STATE', why);
   }
+}
+
+function newSampler(p: Pipeline | null, meters: NonNullable<Extract<HostCommand, { op: 'play' }>['meters']>): StatsSampler {
+  return new StatsSampler(p, meters, () => (rtsp ? rtsp.clientCount() : null), (sample) => emit({ event: 'stats', sample }));
+}
+
+function startStats(p: Pipeline | null, meters: NonNullable<Extract<HostCommand, { op: 'play' }>['meters']>): void {
+  sampler = newSampler(p, meters);
+  sampler.start();
 }
 
 function startKlv(p: Pipeline, klv: NonNullable<Extract<HostCommand, { op: 'play' }>['klv']>): void {

@@ -1,12 +1,15 @@
 /** The IPC protocol between the core and one engine host. Commands carry an id; replies echo it. */
 import type { LiveChange, RtspService } from '../sdk';
 import type { KlvPosition } from '../klv/pacer';
+import type { Meters } from '../pipeline/compose';
 
 export type HostCommand =
   | {
     op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[];
     /** The output's KLV appsrc: the host paces ST 0601 packets into it from the start (core/klv/pacer.ts). */
     klv?: { appsrc: string; position: KlvPosition | null };
+    /** Where to measure; with it the host sends a `stats` event once a second while the pipeline runs. */
+    meters?: Meters;
   }
   | { op: 'stop'; eos: boolean; timeoutMs: number }
   | { op: 'set'; changes: LiveChange[] }
@@ -34,6 +37,25 @@ export interface HostErrorBody {
 
 export type HostReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: HostErrorBody };
 
+/** Raw totals since the pipeline started, as the engine host measured them (core/engine/host-stats.ts). */
+export interface StatsSample {
+  /** Wall-clock time of the sample, in ms (monotonic within one host). */
+  atMs: number;
+  /** Encoded frames on their way to the output; null where nothing counts them (advanced mode, on demand). */
+  frames: number | null;
+  /** Bytes that reached the output's sinks; null on demand (the media runs inside the RTSP server). */
+  bytes: number | null;
+  sourceFrames: number | null;
+  /** Multiview: frames that reached each input's compositor pad. */
+  inputs: number[];
+  qosDropped: number;
+  rateDropped: number | null;
+  rateDuplicated: number | null;
+  latencyNs: number | null;
+  /** Clients of the pipeline's RTSP server; null without one. */
+  rtspClients: number | null;
+}
+
 export type HostEvent =
   | { event: 'ready'; pid: number }
   | { event: 'state'; state: string }
@@ -42,7 +64,8 @@ export type HostEvent =
   | { event: 'eos' }
   | { event: 'rtsp'; type: string; clients?: number; path?: string }
   | { event: 'sample'; sink: string; data: Uint8Array; pts: number }
-  | { event: 'element'; source: string; name: string; fields: Record<string, unknown> };
+  | { event: 'element'; source: string; name: string; fields: Record<string, unknown> }
+  | { event: 'stats'; sample: StatsSample };
 
 export type HostMessage = HostReply | HostEvent;
 

@@ -2,6 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { PipelineView } from '../pipeline/model';
 import type { KlvEvent } from '../klv/extractor';
+import type { PipelineStats } from '../pipeline/stats-model';
 
 export type PipelineEvent =
   | { type: 'status'; id: string; pipeline: PipelineView }
@@ -9,7 +10,9 @@ export type PipelineEvent =
   | { type: 'error'; id: string; message: string }
   | { type: 'started'; id: string; pipeline: PipelineView }
   | { type: 'stopped'; id: string; pipeline: PipelineView }
-  | { type: 'klv'; id: string; data: KlvEvent };
+  | { type: 'klv'; id: string; data: KlvEvent }
+  /** Once a second per playing pipeline, from its engine host's sample (sent only to watchers that ask). */
+  | { type: 'stats'; id: string; stats: PipelineStats };
 
 export class PipelineEvents {
   private readonly emitter = new EventEmitter();

@@ -48,7 +48,8 @@ export function composeAdvanced(def: PipelineDefinition, registry: PluginRegistr
     return codec.macro!.expand(m.values, ctx);
   });
   // Stop always sends EOS first: a filesink's container is finalised, and a pipeline without one ends just as well.
-  return { description, finaliseWithEos: true, features: [...features] };
+  // Advanced mode: every leaf sink is the output; no frame meter (the description names its own elements).
+  return { description, finaliseWithEos: true, features: [...features], meters: { internalSinks: [] } };
 }
 
 /**

@@ -45,6 +45,36 @@ export interface ComposedPipeline {
    * the codec to compose again with (composeSimple's passthroughCodec; docs/dataplane.md).
    */
   probe?: { description: string; sink: string };
+  /** Where the engine host measures the pipeline's statistics (core/pipeline/stats.ts). */
+  meters?: Meters;
+}
+
+/** A pad of a named element: `sink`, `src` or a request pad made by the description (`sink_0`). */
+export interface PadRef {
+  element: string;
+  pad: string;
+}
+
+/**
+ * The pads the engine host counts buffers on, named by the composer (it names every element it measures). Every leaf
+ * sink of the pipeline but internalSinks is the output: the bytes that reached the output are counted there.
+ */
+export interface Meters {
+  /** Encoded video frames on their way to the output: the encoder's src pad (or the passed-through stream's). */
+  frames?: PadRef;
+  /** Frames the source delivered: the first pad after the source's fragment (or the compositor's output). */
+  source?: PadRef;
+  /** Multiview: each input's compositor pad, in input order. */
+  inputs?: PadRef[];
+  /** The videorate whose drop and duplicate counts are reported. */
+  rate?: string;
+  /** Sinks that are not the output (framegrabs, KLV extraction). */
+  internalSinks: string[];
+}
+
+/** The sinks of a pipeline's side branches, which the output's byte count leaves out. */
+export function internalSinks(c: Pick<ComposedPipeline, 'framegrab' | 'klvSink'>): string[] {
+  return [c.framegrab?.sink, c.klvSink].filter((s): s is string => Boolean(s));
 }
 
 export function composeContext(pipelineId: string, settings: ComposeSettings, encodedVideoCaps: readonly string[] = []): ComposeContext {
@@ -85,11 +115,15 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   let framegrab: ReturnType<typeof framegrabBranch> | undefined;
   const features: string[] = [];
   let codecInfo: OutputStream['codec'] = null;
+  const sourceMeter = ctx.name('srcmeter');
+  let rate: string | undefined;
+  let frames: PadRef;
   if (enc) {
     const codec = registry.codec(enc.codec);
     if (!codec) throw new ComposeError(`no codec plugin provides ${enc.codec}`);
     const encoder = codec.encoder(enc, ctx);
-    chain += ` ! queue ! videoconvert ! videoscale ! videorate ! ${caps('video/x-raw', { width: enc.width, height: enc.height, framerate: `${enc.fps}/1` })}`;
+    rate = ctx.name('rate');
+    chain += ` ! ${element('queue', { name: sourceMeter })} ! videoconvert ! videoscale ! ${element('videorate', { name: rate })} ! ${caps('video/x-raw', { width: enc.width, height: enc.height, framerate: `${enc.fps}/1` })}`;
     // Framegrabs take the scaled raw frames before the encoder; an on-demand pipeline runs inside the RTSP server, out of reach.
     if (!def.on_demand) {
       framegrab = framegrabBranch(ctx);
@@ -97,6 +131,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     }
     chain += ` ! ${encoder.description}`;
     encoderElement = encoder.element;
+    frames = { element: encoder.element, pad: 'src' };
     features.push(codec.licenceFeature);
     codecInfo = codec;
   } else {
@@ -117,7 +152,9 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     }
     // The parser converts the source's stream format (1.22's parsebin fixes it early, e.g. H.264 as avc) to what the
     // output's muxer or payloader negotiates (e.g. byte-stream for MPEG-TS).
-    chain += ` ! ${codec.passthroughParser ?? codec.parser}`;
+    // A silent identity is where the passed-through frames are counted (no thread, no copy).
+    chain += ` ! ${element('identity', { name: sourceMeter, silent: true })} ! ${codec.passthroughParser ?? codec.parser}`;
+    frames = { element: sourceMeter, pad: 'src' };
     codecInfo = codec;
   }
 
@@ -145,6 +182,10 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions,
     lossMessages: sf.lossMessages, finite: sf.finite,
     framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, klvSink: klvOut?.sink,
+    meters: {
+      frames, source: { element: sourceMeter, pad: 'sink' }, rate,
+      internalSinks: internalSinks({ framegrab: framegrab?.elements, klvSink: klvOut?.sink }),
+    },
   };
 }
 

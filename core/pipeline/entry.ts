@@ -7,6 +7,8 @@ import type { FramegrabSettings } from '../framegrabs/branch';
 import type { ComposedPipeline } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { SerialQueue } from './serial-queue';
+import type { HealthJudgement, StatsWindow } from './stats';
+import type { PipelineCounters, PipelineStats } from './stats-model';
 
 export interface Entry {
   def: PipelineDefinition;
@@ -32,6 +34,18 @@ export interface Entry {
   klvSeen: boolean;
   /** The video codec a probe found in the passed-through source; forgotten when the source is lost or a start fails. */
   probedCodec?: string;
+  /** The samples of the current run while it plays (core/pipeline/stats.ts), else null. */
+  stats: StatsWindow | null;
+  /** Since the pipeline was created. */
+  counters: PipelineCounters;
+  /** Times (ms) of recent failures: errors, host deaths, failed starts (trimmed to the health window). */
+  failures: number[];
+  /** When the operator last wanted it playing (ms), for the stall rule; null while not wanted. */
+  wantedSince: number | null;
+  /** The failure of the last start the operator asked for (create, play, restore); cleared by stop, play, update. */
+  startFailure: string | null;
+  /** The last health judged, so a change is sent as pipeline_status. */
+  health: HealthJudgement;
 }
 
 export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {
@@ -39,7 +53,14 @@ export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entr
     def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
     lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
     framegrab: null, klvWanted: false, klvSeen: false,
+    stats: null, counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null }, failures: [], wantedSince: null,
+    startFailure: null, health: { health: 'ok', reason: null },
   };
+}
+
+/** The statistics of e now, or null while it does not play. */
+export function statsOf(e: Entry, now = Date.now()): PipelineStats | null {
+  return e.state === 'playing' && e.stats ? e.stats.figures(now, e.counters) : null;
 }
 
 /**
@@ -60,6 +81,9 @@ export function viewOf(e: Entry): PipelineView {
     klv: e.klvSeen ? { available: true, state: e.klvWanted ? 'running' : 'stopped' } : { available: false },
     framegrab: e.framegrab ? { state: 'running', ...e.framegrab } : { state: 'stopped' },
     last_error: e.lastError,
+    health: e.health.health,
+    health_reason: e.health.reason,
+    stats: statsOf(e),
   };
   if (e.store) {
     view.auto_start = e.store.auto_start;

@@ -26,7 +26,9 @@ import { klvEvent } from '../klv/extractor';
 import { toPosition } from '../klv/geolocation';
 import type { KlvPosition } from '../klv/pacer';
 import { notFound, PipelineValidator } from './validate';
-import type { PipelineMetricsRow } from './stats-model';
+import type { PipelineMetricsRow, PipelineStats } from './stats-model';
+import { FAILURE_WINDOW_MS, judgeHealth, StatsWindow } from './stats';
+import { statsOf } from './entry';
 
 export interface ManagerOptions {
   startTimeoutMs: number;
@@ -49,6 +51,8 @@ export class PipelineManager {
   private readonly claims = new ClaimTable();
   readonly validator: PipelineValidator;
   private shuttingDown = false;
+  /** Judges every pipeline's health once a second: a stall shows even when no sample arrives (docs/api.md). */
+  private readonly healthTimer: NodeJS.Timeout;
 
   constructor(
     private readonly registry: PluginRegistry,
@@ -61,6 +65,13 @@ export class PipelineManager {
     private readonly framegrabs: FramegrabStore | null = null,
   ) {
     this.validator = new PipelineValidator(registry);
+    this.healthTimer = setInterval(() => {
+      for (const e of this.entries.values()) {
+        this.checkOutput(e);
+        this.judge(e);
+      }
+    }, 1000);
+    this.healthTimer.unref();
   }
 
   // ---- queries -------------------------------------------------------------------------------------------
@@ -137,7 +148,7 @@ export class PipelineManager {
       await this.ensureHost(e).catch(() => undefined);
       if (def.on_demand) await this.serveOnDemand(e);
       else {
-        e.wanted = 'playing';
+        this.want(e, 'playing');
         await this.start(e, 'api', 'create');
       }
     });
@@ -162,6 +173,7 @@ export class PipelineManager {
       e.def = def;
       e.klvSeen = false;
       e.probedCodec = undefined;
+      e.startFailure = null;
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
     });
@@ -173,7 +185,7 @@ export class PipelineManager {
       this.assertAlive(e, id);
       if (e.state === 'playing') throw new ApiError('CONFLICT', `pipeline "${id}" is running; stop it first`);
       e.deleted = true;
-      e.wanted = 'ready';
+      this.want(e, 'ready');
       this.clearRestart(e);
       this.entries.delete(id);
       this.claims.release(id);
@@ -203,7 +215,8 @@ export class PipelineManager {
         return this.view(e);
       }
       if (e.state === 'playing') return this.view(e);
-      e.wanted = 'playing';
+      this.want(e, 'playing');
+      e.startFailure = null;
       e.restartAttempts = 0;
       await this.start(e, startedBy, 'play');
       return this.view(e);
@@ -214,9 +227,11 @@ export class PipelineManager {
     const e = this.entry(id);
     return e.queue.run(async () => {
       this.assertAlive(e, id);
-      e.wanted = 'ready';
+      this.want(e, 'ready');
+      e.startFailure = null;
       this.clearRestart(e);
       await this.halt(e, true);
+      this.judge(e);
       return this.view(e);
     });
   }
@@ -246,20 +261,25 @@ export class PipelineManager {
       const klv = composed.klvInjector ? { appsrc: composed.klvInjector, position: klvPosition(e.def) } : undefined;
       await host.request({
         op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs,
-        watchSinks, klv,
+        watchSinks, klv, meters: composed.meters,
       }, this.opts.startTimeoutMs + 5000);
     } catch (err) {
       this.claims.release(id);
       e.running = null;
       e.probedCodec = undefined;
-      if (why === 'create' || why === 'play') e.wanted = 'ready';
-      e.lastError = (err as Error).message;
-      this.log.warn({ pipeline: id, err: (err as Error).message }, 'pipeline failed to start');
-      this.events.emit({ type: 'error', id, message: e.lastError });
+      if (why === 'create' || why === 'play') this.want(e, 'ready');
+      const message = (err as Error).message;
+      this.recordError(e, message);
+      if (why !== 'recover') e.startFailure = `the pipeline did not start: ${message}`;
+      this.log.warn({ pipeline: id, err: message }, 'pipeline failed to start');
+      this.events.emit({ type: 'error', id, message });
+      this.judge(e);
       throw startFailure(err, why);
     }
     e.lastError = null;
+    e.startFailure = null;
     e.restartAttempts = 0;
+    e.stats = new StatsWindow(new Date());
     this.setState(e, 'playing', startedBy);
     await this.applyExtras(e);
   }
@@ -286,8 +306,51 @@ export class PipelineManager {
         .finally(() => { e.stopping = false; });
     }
     e.running = null;
+    e.stats = null;
     this.claims.release(e.def.id);
     if (wasPlaying) this.setState(e, 'ready', null);
+  }
+
+  /** What the operator wants; the stall rule of health counts from the moment playing became wanted. */
+  private want(e: Entry, wanted: 'playing' | 'ready'): void {
+    if (wanted === 'playing' && e.wanted !== 'playing') e.wantedSince = Date.now();
+    if (wanted === 'ready') e.wantedSince = null;
+    e.wanted = wanted;
+  }
+
+  /** An error of the pipeline: its last_error (with its time), its counters and the failures health counts. */
+  private recordError(e: Entry, message: string): void {
+    const now = Date.now();
+    e.lastError = message;
+    e.counters = { ...e.counters, errors: e.counters.errors + 1, last_error: { message, at: new Date(now).toISOString() } };
+    e.failures = [...e.failures.filter((t) => t > now - FAILURE_WINDOW_MS), now];
+  }
+
+  /** Asks a playing pipeline's output plugin for a problem the data plane cannot see (OutputPlugin.check). */
+  private checkOutput(e: Entry): void {
+    if (e.state !== 'playing' || e.stopping || e.def.on_demand || !e.def.output || e.def.mode === 'advanced') return;
+    const problem = this.registry.output(e.def.output.uri)?.check?.(e.def.output);
+    if (problem) {
+      this.log.warn({ pipeline: e.def.id, err: problem }, 'output lost');
+      this.interrupted(e, problem, false);
+    }
+  }
+
+  /** Judges e's health now; a change is sent as pipeline_status (and logged). */
+  private judge(e: Entry): void {
+    if (e.deleted) return;
+    const now = Date.now();
+    if (e.failures.length && e.failures[0] <= now - FAILURE_WINDOW_MS) e.failures = e.failures.filter((t) => t > now - FAILURE_WINDOW_MS);
+    const next = judgeHealth({
+      now, wanted: e.wanted === 'playing' && !e.def.on_demand, startFailure: e.startFailure, wantedSince: e.wantedSince,
+      playing: e.state === 'playing', window: e.stats, lastError: e.counters.last_error, failures: e.failures,
+      fps: e.def.encoding?.fps ?? null,
+    });
+    if (next.health === e.health.health && next.reason === e.health.reason) return;
+    const was = e.health.health;
+    e.health = next;
+    if (next.health !== was) this.log.info({ pipeline: e.def.id, health: next.health, reason: next.reason, was }, 'pipeline health changed');
+    this.events.emit({ type: 'status', id: e.def.id, pipeline: this.view(e) });
   }
 
   private setState(e: Entry, state: PipelineState, startedBy: StartedBy): void {
@@ -310,9 +373,9 @@ export class PipelineManager {
     try {
       const host = await this.ensureHost(e);
       if (composed.probe) composed = await this.probed(e, host, composed.probe);
-      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs });
+      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs, meters: composed.meters });
       e.running = composed;
-      e.wanted = 'playing';
+      this.want(e, 'playing');
     } catch (err) {
       this.claims.release(e.def.id);
       e.probedCodec = undefined;
@@ -531,7 +594,7 @@ export class PipelineManager {
       this.entries.set(id, e);
     }
     await Promise.all([...this.entries.values()].filter((e) => e.store?.auto_start).map((e) => e.queue.run(async () => {
-      e.wanted = 'playing';
+      this.want(e, 'playing');
       await this.start(e, 'auto_start', 'restore').catch((err) => {
         this.log.error({ pipeline: e.def.id, err: (err as Error).message }, 'auto_start failed; retrying with backoff');
         this.scheduleRestart(e);
@@ -574,7 +637,7 @@ export class PipelineManager {
         if (e.stopping || e.state !== 'playing' || e.def.on_demand) break;
         if (e.running?.finite) void e.queue.run(async () => {
           if (e.state !== 'playing' || e.stopping) return;
-          e.wanted = 'ready';
+          this.want(e, 'ready');
           await this.halt(e, false);
         });
         else this.interrupted(e, 'the source ended the stream; reconnecting', true);
@@ -587,10 +650,21 @@ export class PipelineManager {
       case 'sample':
         this.onSample(e, ev.sink, ev.data, ev.pts);
         break;
+      case 'stats':
+        if (!e.stats || e.state !== 'playing') break;
+        e.stats.add(ev.sample);
+        this.events.emit({ type: 'stats', id, stats: statsOf(e)! });
+        break;
       case 'rtsp':
         if (!e.def.on_demand) break;
-        if (ev.type === 'media-prepared') void e.queue.run(async () => this.setState(e, 'playing', 'on_demand'));
-        if (ev.type === 'media-unprepared') void e.queue.run(async () => this.setState(e, 'ready', null));
+        if (ev.type === 'media-prepared') void e.queue.run(async () => {
+          if (e.state !== 'playing') e.stats = new StatsWindow(new Date());
+          this.setState(e, 'playing', 'on_demand');
+        });
+        if (ev.type === 'media-unprepared') void e.queue.run(async () => {
+          e.stats = null;
+          this.setState(e, 'ready', null);
+        });
         break;
       default:
         break;
@@ -602,7 +676,8 @@ export class PipelineManager {
    * then work back to what the operator wanted, with backoff. finalise sends EOS first so a recording stays playable.
    */
   private interrupted(e: Entry, message: string, finalise: boolean): void {
-    e.lastError = message;
+    this.recordError(e, message);
+    if (e.state === 'playing' && !e.def.on_demand && e.wanted === 'playing') e.counters = { ...e.counters, source_reconnects: e.counters.source_reconnects + 1 };
     // The source may come back with another codec: probe it again at the next start.
     e.probedCodec = undefined;
     this.events.emit({ type: 'error', id: e.def.id, message });
@@ -621,7 +696,8 @@ export class PipelineManager {
     const id = e.def.id;
     const message = `engine host exited unexpectedly (${info.signal ?? `code ${info.code}`})`;
     this.log.error({ pipeline: id }, message);
-    e.lastError = message;
+    this.recordError(e, message);
+    e.counters = { ...e.counters, host_restarts: e.counters.host_restarts + 1 };
     this.events.emit({ type: 'error', id, message });
     void e.queue.run(async () => {
       e.running = null;
@@ -729,9 +805,17 @@ export class PipelineManager {
   }
 
   /** Every pipeline that encodes and is running, for the licence and health. */
-  counts(): { pipelines: number; playing: number; hosts: number } {
+  counts(): { pipelines: number; playing: number; hosts: number; health: Record<'ok' | 'degraded' | 'failing', number> } {
     const all = [...this.entries.values()];
-    return { pipelines: all.length, playing: all.filter((e) => e.state === 'playing').length, hosts: all.filter((e) => e.host?.alive).length };
+    const health = { ok: 0, degraded: 0, failing: 0 };
+    for (const e of all) health[e.health.health] += 1;
+    return { pipelines: all.length, playing: all.filter((e) => e.state === 'playing').length, hosts: all.filter((e) => e.host?.alive).length, health };
+  }
+
+  /** GET /svc/pipeline/{id}/stats: the measured figures (null while not playing) beside state and health. */
+  stats(id: string): { id: string; state: PipelineState; health: string; health_reason: string | null; stats: PipelineStats | null } {
+    const e = this.entry(id);
+    return { id, state: e.state, health: e.health.health, health_reason: e.health.reason, stats: statsOf(e) };
   }
 
   /** Every pipeline as the metrics see it (core/pipeline/stats-model.ts). */
@@ -742,9 +826,9 @@ export class PipelineManager {
       codec: e.def.encoding?.codec ?? e.probedCodec ?? 'none',
       output: e.def.mode === 'advanced' ? 'advanced' : (e.def.output && this.registry.output(e.def.output.uri)?.name) ?? 'none',
       state: e.state,
-      health: 'ok',
-      stats: null,
-      counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null },
+      health: e.health.health,
+      stats: statsOf(e),
+      counters: e.counters,
       hostPid: e.host?.alive ? e.host.pid ?? null : null,
     }));
   }
@@ -752,6 +836,7 @@ export class PipelineManager {
   /** SIGTERM: stop every pipeline cleanly (files finalised), then end every host. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    clearInterval(this.healthTimer);
     await Promise.all([...this.entries.values()].map(async (e) => {
       this.clearRestart(e);
       await e.queue.run(async () => {

@@ -1,5 +1,6 @@
 /** A pipeline as the API sees it, and the record the manager keeps for it. */
 import type { AudioSpec, EncodingSpec, OutputSpec, SourceSpec } from '../sdk';
+import type { Health, PipelineStats } from './stats-model';
 
 export type Mode = 'simple' | 'multiview' | 'advanced';
 export type PipelineState = 'ready' | 'playing';
@@ -50,6 +51,11 @@ export interface PipelineView extends PipelineDefinition {
   /** Framegrabs wanted for this pipeline (docs/framegrabs.md); captured while it plays. */
   framegrab: { state: 'running' | 'stopped'; interval_seconds?: number; quality?: number };
   last_error: string | null;
+  /** What its media is doing (core/pipeline/stats.ts): ok, degraded or failing, and why when not ok. */
+  health: Health;
+  health_reason: string | null;
+  /** Measured at the data plane while playing; null otherwise. */
+  stats: PipelineStats | null;
   auto_start?: boolean;
   description?: string;
 }

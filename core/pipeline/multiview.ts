@@ -8,7 +8,7 @@ import { caps, element, gstInt, type ComposeContext, type EncodingSpec, type Out
 import type { PluginRegistry } from '../plugins/registry';
 import type { MultiviewInput, PipelineDefinition } from './model';
 // compose.ts dispatches here and this module uses its helpers; the cycle is safe because both sides call each other only at run time.
-import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './compose';
+import { composeContext, ComposeError, internalSinks, type ComposedPipeline, type ComposeSettings } from './compose';
 import { framegrabBranch } from '../framegrabs/branch';
 import { KLV_STREAM, klvInjector } from '../klv/fragments';
 
@@ -172,5 +172,11 @@ export function composeMultiview(def: PipelineDefinition, registry: PluginRegist
     // The compositor ends only when every input has ended.
     finite: fragments.every((f) => f.finite),
     framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc,
+    meters: {
+      frames: { element: encoder.element, pad: 'src' },
+      source: { element: mix, pad: 'src' },
+      inputs: inputs.map((_, i) => ({ element: mix, pad: `sink_${i}` })),
+      internalSinks: internalSinks({ framegrab: framegrab?.elements }),
+    },
   };
 }

@@ -7,16 +7,20 @@
 
 export type Health = 'ok' | 'degraded' | 'failing';
 
+/**
+ * Frame figures are null where nothing counts frames (an advanced description names its own elements); every figure
+ * is null for an on-demand pipeline, whose media runs inside the RTSP server (only rtsp_clients is measured there).
+ */
 export interface RateFigures {
   /** Counted since playing. */
-  frames: number;
-  bytes: number;
+  frames: number | null;
+  bytes: number | null;
   /** Over the last second. */
-  fps: number;
-  bitrate_kbps: number;
+  fps: number | null;
+  bitrate_kbps: number | null;
   /** Since playing. */
-  fps_avg: number;
-  bitrate_kbps_avg: number;
+  fps_avg: number | null;
+  bitrate_kbps_avg: number | null;
 }
 
 export interface InputStats {
@@ -32,10 +36,15 @@ export interface PipelineStats {
   uptime_s: number;
   /** Encoded video that reached the output (frames), and every byte that reached the output's sinks. */
   output: RateFigures;
-  /** Frames the source delivered into the pipeline. */
-  source: { frames: number; fps: number };
-  /** Frames dropped on the way: QoS drops reported by elements, and the videorate's drops. */
+  /** Frames the source delivered into the pipeline (null where not measured). */
+  source: { frames: number; fps: number } | null;
+  /** Frames dropped on the way: QoS drops that elements reported (a late frame thrown away). */
   dropped_frames: number;
+  /**
+   * The videorate's adjustments to the configured rate: frames dropped (a faster source decimated) and duplicated (a
+   * slower or jittery source filled in). Not losses in themselves; null where there is no videorate.
+   */
+  rate_adjusted: { dropped: number; duplicated: number } | null;
   /** Source to output sink, from GStreamer's latency query; null where the query gives none. */
   latency_ms: number | null;
   /** Multiview only: each input. */

@@ -97,6 +97,12 @@ export interface OutputPlugin extends PluginBase {
    */
   carriesKlv?(output: OutputSpec, video?: CodecInfo | null): boolean;
   fragment(output: OutputSpec, streams: OutputStream[], ctx: ComposeContext, opts: { onDemand: boolean }): OutputFragment;
+  /**
+   * A problem the data plane cannot see, asked once a second while the pipeline plays (a recording's file deleted or
+   * its directory removed: the filesink keeps writing into a file nobody can reach). A message means the output is
+   * lost: the pipeline reports it and recovers as from a lost source (docs/api.md, "Health"). Absent: never.
+   */
+  check?(output: OutputSpec): string | null;
 }
 
 export type Plugin = SourcePlugin | CodecPlugin | OutputPlugin;

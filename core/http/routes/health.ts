@@ -19,6 +19,8 @@ export function healthRoutes(app: FastifyInstance, deps: HealthDeps): void {
     return {
       status: deps.phase() === 'ready' ? 'ok' : deps.phase(),
       engine: { status: 'ok', gstreamer: deps.gstreamer(), pipelines: counts.pipelines, playing: counts.playing, hosts: counts.hosts },
+      // How many pipelines are in each health (docs/api.md, "Statistics and health").
+      pipelines: counts.health,
       uptime_s: Math.round((Date.now() - deps.startedAt) / 1000),
     };
   });

@@ -68,8 +68,17 @@ export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, e
   app.patch('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storePatch((req.params as { id: string }).id, storeBody(req.body)));
   app.delete('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storeDelete((req.params as { id: string }).id));
 
-  app.get('/svc/pipeline/:id/status/events', { schema: { params: idParams } }, async (req, reply) => {
+  app.get('/svc/pipeline/:id/stats', { schema: { params: idParams } }, async (req) => manager.stats((req.params as { id: string }).id));
+
+  app.get('/svc/pipeline/:id/status/events', {
+    schema: {
+      params: idParams,
+      // stats=true adds a pipeline_stats event once a second; without it the stream carries exactly the spec's events.
+      querystring: { type: 'object', properties: { stats: { type: 'boolean', default: false } } },
+    },
+  }, async (req, reply) => {
     const id = (req.params as { id: string }).id;
+    const withStats = (req.query as { stats?: boolean }).stats === true;
     const sse = openSse(req, reply, keepaliveMs);
     if (!manager.has(id)) {
       sse.send('pipeline_not_found', { pipeline_id: id });
@@ -82,6 +91,9 @@ export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, e
       if (ev.type === 'status') sse.send('pipeline_status', ev.pipeline);
       else if (ev.type === 'error') sse.send('pipeline_error', { message: ev.message });
       else if (ev.type === 'klv') sse.send('klv', ev.data);
+      else if (ev.type === 'stats') {
+        if (withStats) sse.send('pipeline_stats', { pipeline_id: id, ...ev.stats });
+      }
       else if (ev.type === 'deleted') {
         sse.send('pipeline_not_found', { pipeline_id: id });
         sse.close();

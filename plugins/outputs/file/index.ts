@@ -47,6 +47,11 @@ export default definePlugin<OutputPlugin>({
     const path = filePath(output.uri) ?? output.uri;
     return [{ resource: 'file', key: path, label: `output file ${path}` }];
   },
+  // The filesink holds the file open: deleted, or its directory removed, it keeps writing where nobody can read.
+  check(output) {
+    const path = filePath(output.uri) as string;
+    return existsSync(path) ? null : `the recording ${path} is gone (deleted, or its directory removed)`;
+  },
   fragment(output, streams, ctx) {
     const path = filePath(output.uri) as string;
     const kind = CONTAINERS[extension(path)];
