@@ -44,6 +44,11 @@ export interface Entry {
   wantedSince: number | null;
   /** The failure of the last start the operator asked for (create, play, restore); cleared by stop, play, update. */
   startFailure: string | null;
+  /**
+   * The current run was interrupted (an error, a lost source) and is being halted: what its dying pipeline posts next
+   * (the end-of-stream after a muxer's error) is a consequence, not another failure. Cleared at the next start.
+   */
+  interrupted: boolean;
   /** The last health judged, so a change is sent as pipeline_status. */
   health: HealthJudgement;
 }
@@ -54,7 +59,7 @@ export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entr
     lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
     framegrab: null, klvWanted: false, klvSeen: false,
     stats: null, counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null }, failures: [], wantedSince: null,
-    startFailure: null, health: { health: 'ok', reason: null },
+    startFailure: null, interrupted: false, health: { health: 'ok', reason: null },
   };
 }
 

@@ -27,7 +27,7 @@ import { toPosition } from '../klv/geolocation';
 import type { KlvPosition } from '../klv/pacer';
 import { notFound, PipelineValidator } from './validate';
 import type { PipelineMetricsRow, PipelineStats } from './stats-model';
-import { FAILURE_WINDOW_MS, judgeHealth, StatsWindow } from './stats';
+import { FAILURE_WINDOW_MS, isFlowConsequence, judgeHealth, StatsWindow } from './stats';
 import { statsOf } from './entry';
 
 export interface ManagerOptions {
@@ -253,6 +253,7 @@ export class PipelineManager {
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
     e.running = composed;
+    e.interrupted = false;
     try {
       const host = await this.ensureHost(e);
       if (composed.probe) e.running = composed = { ...await this.probed(e, host, composed.probe), features: composed.features };
@@ -276,7 +277,8 @@ export class PipelineManager {
       this.judge(e);
       throw startFailure(err, why);
     }
-    e.lastError = null;
+    // An error in the run's last moments before playing stays its last error: the queued halt acts on it.
+    if (!e.interrupted) e.lastError = null;
     e.startFailure = null;
     e.restartAttempts = 0;
     e.stats = new StatsWindow(new Date());
@@ -319,11 +321,11 @@ export class PipelineManager {
   }
 
   /** An error of the pipeline: its last_error (with its time), its counters and the failures health counts. */
-  private recordError(e: Entry, message: string): void {
+  private recordError(e: Entry, message: string, counted = true): void {
     const now = Date.now();
     e.lastError = message;
-    e.counters = { ...e.counters, errors: e.counters.errors + 1, last_error: { message, at: new Date(now).toISOString() } };
-    e.failures = [...e.failures.filter((t) => t > now - FAILURE_WINDOW_MS), now];
+    e.counters = { ...e.counters, errors: e.counters.errors + (counted ? 1 : 0), last_error: { message, at: new Date(now).toISOString() } };
+    if (counted) e.failures = [...e.failures.filter((t) => t > now - FAILURE_WINDOW_MS), now];
   }
 
   /** Asks a playing pipeline's output plugin for a problem the data plane cannot see (OutputPlugin.check). */
@@ -676,12 +678,22 @@ export class PipelineManager {
    * then work back to what the operator wanted, with backoff. finalise sends EOS first so a recording stays playable.
    */
   private interrupted(e: Entry, message: string, finalise: boolean): void {
+    // The first message of a failing run is its cause; what the dying pipeline posts after it is not news, except
+    // that an upstream element's generic flow error may race ahead of the element that failed (a muxer's refusal).
+    if (e.interrupted) {
+      if (e.lastError && isFlowConsequence(e.lastError) && !isFlowConsequence(message)) this.recordError(e, message, false);
+      return;
+    }
+    // A run is under way from the moment start() sets `running`: an error in its last moments before playing counts.
+    const run = e.running !== null && !e.def.on_demand && !e.stopping;
+    if (run) e.interrupted = true;
     this.recordError(e, message);
-    if (e.state === 'playing' && !e.def.on_demand && e.wanted === 'playing') e.counters = { ...e.counters, source_reconnects: e.counters.source_reconnects + 1 };
+    if (run && e.wanted === 'playing') e.counters = { ...e.counters, source_reconnects: e.counters.source_reconnects + 1 };
     // The source may come back with another codec: probe it again at the next start.
     e.probedCodec = undefined;
     this.events.emit({ type: 'error', id: e.def.id, message });
-    if (e.state !== 'playing' || e.def.on_demand) return;
+    if (!run) return;
+    // Queued: a start still in flight finishes first, and this halts what it started.
     void e.queue.run(async () => {
       if (e.state !== 'playing') return;
       await this.halt(e, finalise);

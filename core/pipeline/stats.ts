@@ -23,8 +23,9 @@ export class StatsWindow {
   private first: StatsSample | null = null;
   private prev: StatsSample | null = null;
   private last: StatsSample | null = null;
-  /** Host time of the last sample whose output bytes grew. */
+  /** Host time of the last sample whose output bytes grew (from the second growth of the run on). */
   private flowAt: number | null = null;
+  private growths = 0;
   /** Host time of the last sample with more QoS drops than the one before it. */
   private droppedAt: number | null = null;
 
@@ -34,7 +35,12 @@ export class StatsWindow {
     const last = this.last;
     if (last && sample.atMs <= last.atMs) return;
     this.first ??= sample;
-    if (sample.bytes !== null && sample.bytes > (last?.bytes ?? 0)) this.flowAt = sample.atMs;
+    if (sample.bytes !== null && sample.bytes > (last?.bytes ?? 0)) {
+      // The first growth of a run may be only a container's header (an mp4mux that then fails writes 48 bytes):
+      // the output flows once it has grown a second time.
+      this.growths += 1;
+      if (this.growths >= 2) this.flowAt = sample.atMs;
+    }
     if (last && sample.qosDropped > last.qosDropped) this.droppedAt = sample.atMs;
     this.prev = last;
     this.last = sample;
@@ -102,6 +108,14 @@ export class StatsWindow {
   }
 }
 
+/**
+ * GStreamer's generic report from an upstream element whose push failed because something downstream failed
+ * (GST_ELEMENT_FLOW_ERROR): a consequence, never the cause, when the element that failed has its own message.
+ */
+export function isFlowConsequence(message: string): boolean {
+  return message.startsWith('Internal data stream error');
+}
+
 export interface HealthInput {
   now: number;
   /** The operator wants it playing (and it is not on demand). */
@@ -131,14 +145,17 @@ export function judgeHealth(h: HealthInput): HealthJudgement {
   const lastErrorAt = h.lastError ? Date.parse(h.lastError.at) : null;
   const recent = h.failures.filter((t) => t > h.now - FAILURE_WINDOW_MS).length;
   if (recent >= FAILURES_FOR_FAILING) {
-    return { health: 'failing', reason: `${recent} failures in the last ${FAILURE_WINDOW_MS / 1000} s${h.lastError ? `: ${h.lastError.message}` : ''}` };
+    const count = `${recent} failures in the last ${FAILURE_WINDOW_MS / 1000} s`;
+    return { health: 'failing', reason: h.lastError ? `${h.lastError.message} (${count})` : count };
   }
   const measured = !h.playing || !h.window || h.window.measuresFlow();
   if (measured) {
     const flowAt = Math.max(h.window?.lastFlowAt() ?? 0, h.wantedSince ?? 0);
     const silentMs = h.now - flowAt;
     if (silentMs >= STALL_MS) {
-      const why = lastErrorAt !== null && lastErrorAt >= flowAt ? h.lastError!.message : `nothing has reached the output for ${Math.floor(silentMs / 1000)} s`;
+      // A recent error is the likely cause (a muxer that refused the stream), so it is the reason.
+      const why = lastErrorAt !== null && lastErrorAt > h.now - FAILURE_WINDOW_MS
+        ? h.lastError!.message : `nothing has reached the output for ${Math.floor(silentMs / 1000)} s`;
       return { health: 'failing', reason: why };
     }
   }

@@ -3,11 +3,11 @@
  * receiver's socket counts the bytes the stats claim; the failing cases of the issue show `failing` within 5 s.
  */
 import { createSocket } from 'node:dgram';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, h264Body, startService, waitFor, type RunningService } from '../helpers/service';
+import { freePort, h264Body, run, startService, waitFor, type RunningService } from '../helpers/service';
 import { openSse } from '../helpers/sse';
 
 let svc: RunningService;
@@ -134,5 +134,28 @@ describe('health: failing within 5 s', () => {
     const after = (await svc.api('GET', '/svc/pipeline/st-silent')).body;
     expect(after.health).toBe('failing');
     expect(after.health_reason).toMatch(/did not start/);
+  });
+
+  it('a muxer that errors, with the muxer\'s error as its reason', async () => {
+    // A raw H.264 elementary stream has no timestamps: mp4mux refuses it ("Could not multiplex stream.") every time
+    // it runs, and the supervisor restarts it with backoff.
+    const dir = mkdtempSync(join(tmpdir(), 'encoderd-mux-'));
+    const raw = join(dir, 'raw.h264');
+    const made = await run('gst-launch-1.0', ['-q', 'videotestsrc', 'num-buffers=30', '!', 'video/x-raw,width=320,height=240', '!', 'x264enc', '!',
+      'video/x-h264,stream-format=byte-stream', '!', 'filesink', `location=${raw}`]);
+    expect(made.code, made.stderr).toBe(0);
+    const body = { id: 'st-mux', mode: 'advanced', raw_pipeline: `filesrc location=${raw} ! h264parse ! mp4mux ! filesink location=${join(dir, 'out.mp4')}` };
+    const started = Date.now();
+    const created = svc.api('POST', '/svc/pipeline', body);
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/st-mux')).status === 200, 5000, 50);
+    const { view } = await failingWithin('st-mux', 5000 - (Date.now() - started));
+    expect(view.health_reason).toContain('Could not multiplex stream');
+    await created;
+    const health = (await svc.api('GET', '/svc/health')).body;
+    expect(health.pipelines.failing).toBeGreaterThanOrEqual(1);
+    await svc.api('PUT', '/svc/pipeline/st-mux/stop');
+    const stopped = (await svc.api('GET', '/svc/pipeline/st-mux')).body;
+    expect(stopped.health).toBe('ok');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
