@@ -83,6 +83,10 @@ describe('composeMultiview', () => {
     expect(c.features).toEqual(['av1']);
     expect(c.finaliseWithEos).toBe(true);
     expect(c.framegrab?.sink).toBe('fgsink');
+    // The engine host counts each input at its compositor pad, the composed picture and the encoded frames.
+    expect(c.meters).toEqual({
+      frames: { element: 'venc', pad: 'src' }, source: { element: 'mix', pad: 'src' }, inputs: [{ element: 'mix', pad: 'sink_0' }], internalSinks: ['fgsink'],
+    });
   });
 
   it('three inputs in a 2×2 grid with crop, rotate + mirror, grayscale, label, text and timestamp', () => {

@@ -22,7 +22,7 @@ describe('composeSimple', () => {
     const c = composeSimple(base, registry, { rtspLatencyMs: 200 });
     expect(c.description).toBe(
       'mp4mux name="mux" fragment-duration=1000 ! filesink name="filesink" location="/tmp/out.mp4" '
-      + 'videotestsrc name="src" is-live=true pattern="ball" ! queue ! videoconvert ! videoscale ! videorate ! '
+      + 'videotestsrc name="src" is-live=true pattern="ball" ! queue name="srcmeter" ! videoconvert ! videoscale ! videorate name="rate" ! '
       + 'capsfilter caps="video/x-raw,width=640,height=360,framerate=30/1" ! tee name="fgtee" ! queue ! capsfilter caps="video/x-raw,format=I420" ! '
       + 'x264enc name="venc" bitrate=800 tune="zerolatency" speed-preset="veryfast" key-int-max=60 ! '
       + 'capsfilter caps="video/x-h264,profile=high" ! h264parse ! queue ! mux. '
@@ -33,6 +33,10 @@ describe('composeSimple', () => {
     );
     expect(c.finaliseWithEos).toBe(true);
     expect(c.encoderElement).toBe('venc');
+    // Where the engine host counts: encoded frames, the source's frames, the videorate; the framegrab sink is not output.
+    expect(c.meters).toEqual({
+      frames: { element: 'venc', pad: 'src' }, source: { element: 'srcmeter', pad: 'sink' }, rate: 'rate', internalSinks: ['fgsink'],
+    });
     expect(c.features).toEqual(['h264']);
   });
 
@@ -68,7 +72,7 @@ describe('composeSimple: passthrough (no encoding)', () => {
     expect(c.description).toBe(
       'mpegtsmux name="mux" ! filesink name="filesink" location="/tmp/out.ts" '
       + 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 ! capsfilter caps="application/x-rtp,media=video" ! '
-      + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! h264parse config-interval=-1 ! queue ! mux.',
+      + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! identity name="srcmeter" silent=true ! h264parse config-interval=-1 ! queue ! mux.',
     );
     expect(c.features).toEqual([]);
     expect(c.encoderElement).toBeUndefined();
@@ -76,7 +80,7 @@ describe('composeSimple: passthrough (no encoding)', () => {
 
   it('into a local RTSP server, the feed payloads the probed codec', () => {
     const c = composeSimple({ ...pt, output: { uri: 'rtsp://0.0.0.0:8554/live' } }, registry, { rtspLatencyMs: 200 }, 'h265');
-    expect(c.description).toContain('capsfilter caps="video/x-h265" ! h265parse config-interval=-1 ! queue ! appsink name="rtsp_feed0"');
+    expect(c.description).toContain('capsfilter caps="video/x-h265" ! identity name="srcmeter" silent=true ! h265parse config-interval=-1 ! queue ! appsink name="rtsp_feed0"');
     expect(c.rtsp).toMatchObject({ mode: 'feed', feeds: [{ appsink: 'rtsp_feed0', launch: 'h265parse ! rtph265pay name="pay0" pt=96 config-interval=-1' }] });
     expect(c.sdp).toContain('a=rtpmap:96 H265/90000');
   });
