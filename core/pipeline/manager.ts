@@ -254,6 +254,8 @@ export class PipelineManager {
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
     e.running = composed;
     e.interrupted = false;
+    // The host's first sample is sent as it reaches playing, before its reply: the window is there to take it.
+    e.stats = new StatsWindow(new Date());
     try {
       const host = await this.ensureHost(e);
       if (composed.probe) e.running = composed = { ...await this.probed(e, host, composed.probe), features: composed.features };
@@ -267,6 +269,7 @@ export class PipelineManager {
     } catch (err) {
       this.claims.release(id);
       e.running = null;
+      e.stats = null;
       e.probedCodec = undefined;
       if (why === 'create' || why === 'play') this.want(e, 'ready');
       const message = (err as Error).message;
@@ -281,7 +284,7 @@ export class PipelineManager {
     if (!e.interrupted) e.lastError = null;
     e.startFailure = null;
     e.restartAttempts = 0;
-    e.stats = new StatsWindow(new Date());
+    if (e.stats) e.stats.playingSince = new Date();
     this.setState(e, 'playing', startedBy);
     await this.applyExtras(e);
   }
@@ -653,9 +656,8 @@ export class PipelineManager {
         this.onSample(e, ev.sink, ev.data, ev.pts);
         break;
       case 'stats':
-        if (!e.stats || e.state !== 'playing') break;
-        e.stats.add(ev.sample);
-        this.events.emit({ type: 'stats', id, stats: statsOf(e)! });
+        e.stats?.add(ev.sample);
+        if (e.state === 'playing' && e.stats) this.events.emit({ type: 'stats', id, stats: statsOf(e)! });
         break;
       case 'rtsp':
         if (!e.def.on_demand) break;

@@ -29,7 +29,8 @@ export class StatsWindow {
   /** Host time of the last sample with more QoS drops than the one before it. */
   private droppedAt: number | null = null;
 
-  constructor(readonly playingSince: Date) {}
+  /** Made before the engine host is asked to play (its first sample comes with its reply); dated when playing is reached. */
+  constructor(public playingSince: Date) {}
 
   add(sample: StatsSample): void {
     const last = this.last;

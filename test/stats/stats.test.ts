@@ -2,6 +2,7 @@
  * Statistics measured at the data plane, checked against real receivers, and health judged from them: a UDP
  * receiver's socket counts the bytes the stats claim; the failing cases of the issue show `failing` within 5 s.
  */
+import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +93,41 @@ describe('statistics against a real receiver', () => {
       withStats.close();
       await svc.api('PUT', '/svc/pipeline/st-plain/stop');
     }
+  });
+});
+
+describe('statistics of other shapes', () => {
+  it('multiview: each input\'s fps and whether it is live; the composed picture as the source', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'encoderd-mv-'));
+    const body = {
+      id: 'st-mv', mode: 'multiview', inputs: [{ source: { uri: 'test://red' } }, { source: { uri: 'test://green' } }],
+      encoding: { bitrate: 300, width: 320, height: 240, fps: 10 }, output: { uri: join(dir, 'mv.mkv') },
+    };
+    expect((await svc.api('POST', '/svc/pipeline', body)).status).toBe(201);
+    const stats = await waitFor(async () => {
+      const s = (await svc.api('GET', '/svc/pipeline/st-mv/stats')).body.stats;
+      return s?.inputs?.every((i: { fps: number }) => i.fps > 0) && s.output.fps !== null ? s : undefined;
+    }, 15000, 200);
+    expect(stats.inputs).toHaveLength(2);
+    for (const input of stats.inputs) expect(input.live).toBe(true);
+    expect(stats.source.frames).toBeGreaterThan(0);
+    expect(stats.rate_adjusted).toBeNull();
+    await svc.api('PUT', '/svc/pipeline/st-mv/stop');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('local RTSP output: the clients connected, as a real rtspsrc joins and leaves', async () => {
+    const port = await freePort();
+    expect((await svc.api('POST', '/svc/pipeline', h264Body('st-rtsp', `rtsp://127.0.0.1:${port}/s`))).status).toBe(201);
+    expect((await svc.api('GET', '/svc/pipeline/st-rtsp/stats')).body.stats.rtsp_clients).toBe(0);
+    const client = spawn('gst-launch-1.0', ['-q', 'rtspsrc', `location=rtsp://127.0.0.1:${port}/s`, 'latency=100', '!', 'fakesink'], { stdio: 'ignore' });
+    try {
+      await waitFor(async () => (await svc.api('GET', '/svc/pipeline/st-rtsp/stats')).body.stats.rtsp_clients === 1, 10000, 200);
+    } finally {
+      client.kill('SIGKILL');
+    }
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/st-rtsp/stats')).body.stats.rtsp_clients === 0, 30000, 200);
+    await svc.api('PUT', '/svc/pipeline/st-rtsp/stop');
   });
 });
 
