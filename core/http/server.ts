@@ -23,6 +23,9 @@ function fromFastify(err: FastifyError): ApiError {
       return new ApiError('VALIDATION_ERROR', 'Content-Length does not match the body');
     case 'FST_ERR_VALIDATION':
       return new ApiError('VALIDATION_ERROR', err.message, { errors: [err.message] });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // A path segment longer than any id, file name or key id can be (100 characters) names nothing.
+      return new ApiError('NOT_FOUND', 'no such resource: a path parameter is longer than 100 characters');
     default:
       break;
   }

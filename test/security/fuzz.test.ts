@@ -33,6 +33,8 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/svc/audio-devices'], ['GET', '/svc/webhooks'], ['POST', '/svc/webhooks'], ['DELETE', '/svc/webhooks/:id'],
   ['GET', '/svc/licence'],
   ['GET', '/svc/auth/status'], ['POST', '/svc/auth/login'], ['POST', '/svc/auth/logout'], ['PUT', '/svc/auth/password'], ['DELETE', '/svc/auth/password'],
+  ['GET', '/svc/pipeline/:id/stats'], ['GET', '/svc/metrics'],
+  ['POST', '/svc/auth/keys'], ['GET', '/svc/auth/keys'], ['DELETE', '/svc/auth/keys/:id'],
 ];
 
 interface Reply { status: number; headers: Record<string, string | string[] | undefined>; text: string }
@@ -63,6 +65,8 @@ const segment = fc.oneof(
   fc.constantFrom('missing', 'a.jpg', '..', '%2e%2e', '%00', '%ZZ', 'x%20y', 'a!b', '%22'),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).map((v) => encodeURIComponent(v)),
   fc.stringMatching(/^[a-zA-Z0-9_-]{1,80}$/),
+  // Longer than Fastify's maxParamLength (100): answered 404 like any path that names nothing.
+  fc.integer({ min: 101, max: 4000 }).map((n) => 'p'.repeat(n)),
 );
 
 const query = fc.oneof(
