@@ -49,6 +49,8 @@ export interface Entry {
    * (the end-of-stream after a muxer's error) is a consequence, not another failure. Cleared at the next start.
    */
   interrupted: boolean;
+  /** Counts starts: which run an interruption belongs to. */
+  run: number;
   /** The last health judged, so a change is sent as pipeline_status. */
   health: HealthJudgement;
 }
@@ -59,7 +61,7 @@ export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entr
     lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
     framegrab: null, klvWanted: false, klvSeen: false,
     stats: null, counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null }, failures: [], wantedSince: null,
-    startFailure: null, interrupted: false, health: { health: 'ok', reason: null },
+    startFailure: null, interrupted: false, run: 0, health: { health: 'ok', reason: null },
   };
 }
 

@@ -253,6 +253,7 @@ export class PipelineManager {
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
     e.running = composed;
+    e.run += 1;
     e.interrupted = false;
     // The host's first sample is sent as it reaches playing, before its reply: the window is there to take it.
     e.stats = new StatsWindow(new Date());
@@ -273,7 +274,8 @@ export class PipelineManager {
       e.probedCodec = undefined;
       if (why === 'create' || why === 'play') this.want(e, 'ready');
       const message = (err as Error).message;
-      this.recordError(e, message);
+      // A bus error of this run may have been recorded already: one failure, one count.
+      this.recordError(e, message, !e.interrupted);
       if (why !== 'recover') e.startFailure = `the pipeline did not start: ${message}`;
       this.log.warn({ pipeline: id, err: message }, 'pipeline failed to start');
       this.events.emit({ type: 'error', id, message });
@@ -443,7 +445,8 @@ export class PipelineManager {
       await this.start(e, startedBy, 'play');
     } catch (err) {
       e.def = previous;
-      await this.start(e, startedBy, 'recover').catch(() => undefined);
+      // The failed start gave up on playing; the restored configuration is what the operator still wants.
+      await this.start(e, startedBy, 'recover').then(() => this.want(e, 'playing'), () => undefined);
       // Spec: on PATCH a licence refusal of any kind is LICENSE_ERROR.
       if (err instanceof ApiError && (err.code === 'LICENSE_ERROR' || err.code === 'LICENSE_LIMIT_EXCEEDED')) throw new ApiError('LICENSE_ERROR', err.message);
       throw err instanceof ApiError && err.code === 'PIPELINE_START_TIMEOUT'
@@ -695,9 +698,11 @@ export class PipelineManager {
     e.probedCodec = undefined;
     this.events.emit({ type: 'error', id: e.def.id, message });
     if (!run) return;
-    // Queued: a start still in flight finishes first, and this halts what it started.
+    // Queued: a start still in flight finishes first, and this halts what it started, but never a later run (the
+    // rollback of a failed patch restarts inside the same command, after this failure was reported).
+    const failedRun = e.run;
     void e.queue.run(async () => {
-      if (e.state !== 'playing') return;
+      if (e.state !== 'playing' || e.run !== failedRun) return;
       await this.halt(e, finalise);
       if (e.wanted === 'playing') this.scheduleRestart(e);
     });
