@@ -27,27 +27,26 @@ static GstPadProbeReturn count_buffers(GstPad *pad, GstPadProbeInfo *info, gpoin
   return GST_PAD_PROBE_OK;
 }
 
-/* The pad named pad_name of the element named element (a new ref): a static pad, or a request pad made already. */
-static GstPad *find_pad(ng_pipeline *p, const char *element, const char *pad_name, GstElement **el_out) {
-  GstElement *el = gst_bin_get_by_name(GST_BIN(p->bin), element);
-  if (!el) return NULL;
-  GstPad *pad = gst_element_get_static_pad(el, pad_name);
-  *el_out = el;
-  return pad;
-}
-
-static napi_value ng_pipeline_count_buffers(napi_env env, napi_callback_info info) {
+/* The pad of `this` Pipeline's element named by the call's two arguments (element, pad): a static pad, or a request
+ * pad made already. A new ref, or NULL with NG_ERR_NO_ELEMENT / NG_ERR_ARG / NG_ERR_DESTROYED thrown. */
+static GstPad *pad_argument(napi_env env, napi_callback_info info) {
   NG_ARGV(2);
   NG_ARGC_AT_LEAST(2);
   ng_pipeline *p = ng_pipeline_self(env, self);
   if (!p) return NULL;
   NG_STRING_AUTO(element, argv[0]);
   NG_STRING_AUTO(pad_name, argv[1]);
-  GstElement *el = NULL;
-  GstPad *pad = find_pad(p, element, pad_name, &el);
+  GstElement *el = gst_bin_get_by_name(GST_BIN(p->bin), element);
   if (!el) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", element);
+  GstPad *pad = gst_element_get_static_pad(el, pad_name);
   gst_object_unref(el);
   if (!pad) NG_THROWF("NG_ERR_ARG", "'%s' has no pad '%s'", element, pad_name);
+  return pad;
+}
+
+static napi_value ng_pipeline_count_buffers(napi_env env, napi_callback_info info) {
+  GstPad *pad = pad_argument(env, info);
+  if (!pad) return NULL;
   if (!g_object_get_data(G_OBJECT(pad), COUNT_KEY)) {
     ng_count *c = g_new0(ng_count, 1);
     g_object_set_data_full(G_OBJECT(pad), COUNT_KEY, c, g_free);
@@ -58,21 +57,14 @@ static napi_value ng_pipeline_count_buffers(napi_env env, napi_callback_info inf
 }
 
 static napi_value ng_pipeline_counted(napi_env env, napi_callback_info info) {
-  NG_ARGV(2);
-  NG_ARGC_AT_LEAST(2);
-  ng_pipeline *p = ng_pipeline_self(env, self);
-  if (!p) return NULL;
-  NG_STRING_AUTO(element, argv[0]);
-  NG_STRING_AUTO(pad_name, argv[1]);
-  GstElement *el = NULL;
-  GstPad *pad = find_pad(p, element, pad_name, &el);
-  if (!el) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", element);
-  gst_object_unref(el);
-  ng_count *c = pad ? g_object_get_data(G_OBJECT(pad), COUNT_KEY) : NULL;
+  GstPad *pad = pad_argument(env, info);
+  if (!pad) return NULL;
+  ng_count *c = g_object_get_data(G_OBJECT(pad), COUNT_KEY);
   guint64 buffers = c ? __atomic_load_n(&c->buffers, __ATOMIC_RELAXED) : 0;
   guint64 bytes = c ? __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) : 0;
-  if (pad) gst_object_unref(pad);
-  if (!c) NG_THROWF("NG_ERR_ARG", "%s.%s is not counted: call countBuffers first", element, pad_name);
+  g_autofree char *name = gst_object_get_path_string(GST_OBJECT(pad));
+  gst_object_unref(pad);
+  if (!c) NG_THROWF("NG_ERR_ARG", "%s is not counted: call countBuffers first", name);
   napi_value out;
   NG_CALL(napi_create_object(env, &out));
   NG_SET_NUMBER(out, "buffers", buffers);
@@ -144,9 +136,9 @@ static napi_value ng_pipeline_latency(napi_env env, napi_callback_info info) {
   ng_pipeline *p = ng_pipeline_self(env, self);
   if (!p) return NULL;
   NG_STRING_AUTO(sink, argv[0]);
-  GstElement *el = NULL;
-  GstPad *pad = find_pad(p, sink, "sink", &el);
+  GstElement *el = gst_bin_get_by_name(GST_BIN(p->bin), sink);
   if (!el) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", sink);
+  GstPad *pad = gst_element_get_static_pad(el, "sink");
   gst_object_unref(el);
   GstQuery *q = gst_query_new_latency();
   gboolean answered = pad && gst_pad_peer_query(pad, q);
