@@ -22,9 +22,9 @@ export interface LoadedPlugin {
 export class PluginLoadError extends Error {}
 
 const HOOKS: Record<Plugin['kind'], string[]> = {
-  source: ['accepts', 'validate', 'claims', 'fragment'],
+  source: ['accepts', 'validate', 'claims', 'fragment', 'secrets'],
   codec: ['validate', 'encoder', 'liveChange'],
-  output: ['accepts', 'validate', 'claims', 'fragment'],
+  output: ['accepts', 'validate', 'claims', 'fragment', 'secrets'],
 };
 
 function entryOf(folder: string): string {

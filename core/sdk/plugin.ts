@@ -48,6 +48,11 @@ export interface SourcePlugin extends PluginBase {
   mayCarryAudio: boolean;
   claims(source: SourceSpec): Claim[];
   /**
+   * The secrets inside a URI this plugin accepts (an SRT passphrase, an RTMP stream key): each returned substring of
+   * uri is sealed at rest, shown as "***" in every response and never written to a log. Absent: none.
+   */
+  secrets?(uri: string): string[];
+  /**
    * decode = true asks for raw video; false asks for the stream as it is (passthrough). audio = true (only with
    * decode, only when mayCarryAudio) asks for the stream's own audio as well: SourceFragment.audio.
    */
@@ -89,6 +94,11 @@ export interface OutputPlugin extends PluginBase {
   /** `pipeline.audio` set means a second stream (Codec2 audio) will arrive: refuse it here if the output cannot carry it. */
   validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
   claims(output: OutputSpec): Claim[];
+  /**
+   * The secrets inside a URI this plugin accepts (an SRT passphrase, an RTMP stream key): each returned substring of
+   * uri is sealed at rest, shown as "***" in every response and never written to a log. Absent: none.
+   */
+  secrets?(uri: string): string[];
   /** Whether `on_demand: true` is allowed with this output. */
   supportsOnDemand: boolean;
   /**
@@ -126,5 +136,6 @@ export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
   for (const key of REQUIRED[plugin.kind]) {
     if ((plugin as unknown as Record<string, unknown>)[key] === undefined) fail(`${plugin.kind} plugins must provide "${key}"`);
   }
+  if (plugin.kind !== 'codec' && plugin.secrets !== undefined && typeof plugin.secrets !== 'function') fail('secrets must be a function');
   return Object.freeze(plugin);
 }
