@@ -41,6 +41,15 @@ function rateCaps(intervalSeconds: number): string {
   return capsText('video/x-raw', { framerate: `1/${intervalSeconds}` });
 }
 
+/**
+ * What the branch does: framegrabs at their interval, snapshots (snapshots.ts) at one a second with the framegrabs'
+ * quality when both are wanted (the manager then saves a framegrab only once per interval), or nothing.
+ */
+export function branchChanges(el: FramegrabElements, fg: FramegrabSettings | null, snapshots: boolean, snapshotQuality: number): LiveChange[] {
+  if (!snapshots) return framegrabChanges(el, fg);
+  return framegrabChanges(el, { interval_seconds: 1, quality: fg?.quality ?? snapshotQuality });
+}
+
 /** The property changes that open the branch with these settings, or close it (null). */
 export function framegrabChanges(el: FramegrabElements, fg: FramegrabSettings | null): LiveChange[] {
   if (!fg) return [{ element: el.valve, property: 'drop', value: true }];

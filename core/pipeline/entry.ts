@@ -4,6 +4,7 @@
  */
 import type { EngineHost } from '../engine/host-process';
 import type { FramegrabSettings } from '../framegrabs/branch';
+import { SnapshotSlot } from '../framegrabs/snapshots';
 import type { ComposedPipeline } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { SerialQueue } from './serial-queue';
@@ -28,6 +29,12 @@ export interface Entry {
   stopping: boolean;
   /** Framegrabs the operator wants (kept across stop and play), or null. */
   framegrab: FramegrabSettings | null;
+  /** The current picture for GET …/snapshot, and whether someone is asking (core/framegrabs/snapshots.ts). */
+  snapshot: SnapshotSlot;
+  /** Whether the framegrab branch runs at the snapshots' rate now (what was last applied to the host). */
+  snapshotting: boolean;
+  /** When the last framegrab was saved (ms): at the snapshots' rate, one is saved per interval. */
+  framegrabSavedAt: number;
   /** Whether the operator wants the source's KLV decoded into `klv` events. */
   klvWanted: boolean;
   /** KLV has arrived from the source. */
@@ -59,7 +66,7 @@ export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entr
   return {
     def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
     lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
-    framegrab: null, klvWanted: false, klvSeen: false,
+    framegrab: null, klvWanted: false, klvSeen: false, snapshot: new SnapshotSlot(), snapshotting: false, framegrabSavedAt: 0,
     stats: null, counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null }, failures: [], wantedSince: null,
     startFailure: null, interrupted: false, run: 0, health: { health: 'ok', reason: null },
   };

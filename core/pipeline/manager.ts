@@ -20,7 +20,8 @@ import { composePipeline, ComposeError, type ComposedPipeline } from './compose'
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { newEntry, viewOf, type Entry } from './entry';
 import { startFailure } from './start-failure';
-import { framegrabChanges, type FramegrabSettings } from '../framegrabs/branch';
+import { branchChanges, type FramegrabSettings } from '../framegrabs/branch';
+import { SNAPSHOT_QUALITY } from '../framegrabs/snapshots';
 import type { FramegrabStore } from '../framegrabs/store';
 import { klvEvent } from '../klv/extractor';
 import { toPosition } from '../klv/geolocation';
@@ -69,6 +70,7 @@ export class PipelineManager {
       for (const e of this.entries.values()) {
         this.checkOutput(e);
         this.judge(e);
+        this.settleSnapshots(e);
       }
     }, 1000);
     this.healthTimer.unref();
@@ -296,9 +298,9 @@ export class PipelineManager {
     const running = e.running;
     const host = e.host;
     if (!running || !host) return;
-    if (running.framegrab && e.framegrab) {
-      await host.request({ op: 'set', changes: framegrabChanges(running.framegrab, e.framegrab) })
-        .catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'framegrabs could not start'));
+    e.snapshotting = false;
+    if (running.framegrab && (e.framegrab || e.snapshot.wanted(Date.now()))) {
+      await this.applyBranch(e).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'framegrabs could not start'));
     }
   }
 
@@ -314,6 +316,8 @@ export class PipelineManager {
     }
     e.running = null;
     e.stats = null;
+    e.snapshot.clear();
+    e.snapshotting = false;
     this.claims.release(e.def.id);
     if (wasPlaying) this.setState(e, 'ready', null);
   }
@@ -464,7 +468,11 @@ export class PipelineManager {
       const el = this.compose(e.def).framegrab;
       if (!el) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no framegrab branch: framegrabs need a simple or multiview pipeline that encodes and is not on demand`);
       e.framegrab = { ...settings };
-      if (e.state === 'playing' && e.running?.framegrab) await this.hostOf(e).request({ op: 'set', changes: framegrabChanges(e.running.framegrab, e.framegrab) });
+      e.framegrabSavedAt = 0;
+      if (e.state === 'playing' && e.running?.framegrab) {
+        this.hostOf(e);
+        await this.applyBranch(e);
+      }
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
     });
@@ -475,11 +483,44 @@ export class PipelineManager {
     return e.queue.run(async () => {
       this.assertAlive(e, id);
       e.framegrab = null;
-      if (e.state === 'playing' && e.running?.framegrab && e.host?.alive) {
-        await e.host.request({ op: 'set', changes: framegrabChanges(e.running.framegrab, null) });
-      }
+      if (e.state === 'playing' && e.running?.framegrab && e.host?.alive) await this.applyBranch(e);
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
       return this.view(e);
+    });
+  }
+
+  /**
+   * The pipeline's current picture as a JPEG: from the framegrab branch, opened at one frame a second while someone
+   * asks (core/framegrabs/snapshots.ts). 409 while not playing, or when the pipeline has no raw picture to take.
+   */
+  async snapshot(id: string): Promise<Uint8Array> {
+    const e = this.entry(id);
+    if (e.state !== 'playing' || !e.running) throw new ApiError('CONFLICT', `pipeline "${id}" is not playing: it has no current picture`);
+    if (!e.running.framegrab) {
+      throw new ApiError('CONFLICT', `pipeline "${id}" has no picture to take: snapshots need a simple or multiview pipeline that encodes and is not on demand`);
+    }
+    const now = Date.now();
+    e.snapshot.want(now);
+    if (!e.snapshotting) await e.queue.run(async () => { if (e.state === 'playing' && e.host?.alive) await this.applyBranch(e); });
+    const jpeg = await e.snapshot.current(Date.now(), 3000);
+    if (!jpeg) throw new ApiError('CONFLICT', `pipeline "${id}" has produced no picture in the last 3 s`);
+    return jpeg;
+  }
+
+  /** Sets the framegrab branch to what framegrabs and snapshots want now (inside e's queue). */
+  private async applyBranch(e: Entry): Promise<void> {
+    const running = e.running;
+    if (!running?.framegrab || !e.host?.alive) return;
+    const snapshots = e.snapshot.wanted(Date.now());
+    await e.host.request({ op: 'set', changes: branchChanges(running.framegrab, e.framegrab, snapshots, SNAPSHOT_QUALITY) });
+    e.snapshotting = snapshots;
+  }
+
+  /** Once a second: a branch left at the snapshots' rate after nobody asked for a while goes back to framegrabs or closed. */
+  private settleSnapshots(e: Entry): void {
+    if (!e.snapshotting || e.snapshot.wanted(Date.now())) return;
+    void e.queue.run(async () => {
+      if (e.snapshotting && e.state === 'playing') await this.applyBranch(e).catch(() => undefined);
     });
   }
 
@@ -509,7 +550,12 @@ export class PipelineManager {
     const running = e.running;
     if (!running) return;
     if (sink === running.framegrab?.sink) {
+      const now = Date.now();
+      e.snapshot.put(data, now);
       if (!e.framegrab || !this.framegrabs) return;
+      // At the snapshots' rate (one a second), one framegrab per interval is saved; half a second of slack for jitter.
+      if (e.snapshotting && now - e.framegrabSavedAt < e.framegrab.interval_seconds * 1000 - 500) return;
+      e.framegrabSavedAt = now;
       try {
         this.framegrabs.save(e.def.id, data);
       } catch (err) {
