@@ -22,6 +22,8 @@ import { PipelineEvents } from './events/pipeline-events';
 import { apiKeyRoutes } from './http/routes/api-keys';
 import { authRoutes } from './http/routes/auth';
 import { deviceRoutes } from './http/routes/devices';
+import { eventRoutes } from './http/routes/events';
+import { snapshotRoutes } from './http/routes/snapshot';
 import { healthRoutes } from './http/routes/health';
 import { licenceRoutes } from './http/routes/licence';
 import { metricsRoutes } from './http/routes/metrics';
@@ -148,6 +150,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   webhookRoutes(app, webhooks);
   const devices = createDevices({ native: loadNative, procAsoundRoot: resolve(config.procAsoundRoot), log: log.child({ component: 'devices' }) });
   deviceRoutes(app, devices, manager);
+  eventRoutes(app, { manager, events, devices, keepaliveMs: config.sseKeepaliveMs });
+  snapshotRoutes(app, manager);
 
   const frontEnds = createFrontEnds({ config, app, tls, settings, routes, version: VERSION, log });
 
