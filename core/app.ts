@@ -32,6 +32,7 @@ import { framegrabRoutes, klvRoutes } from './http/routes/framegrabs';
 import { clientIp } from './http/client-ip';
 import { FramegrabStore } from './framegrabs/store';
 import { sdpRoutes } from './http/routes/sdp';
+import { servedFileRoutes } from './http/routes/served-files';
 import { settingsRoutes } from './http/routes/settings';
 import { webhookRoutes } from './http/routes/webhooks';
 import { buildServer } from './http/server';
@@ -99,6 +100,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   // latency at the next pipeline start (the manager reads it through the function below).
   log.level = settings.get().log_level;
   settings.onChange((now) => { log.level = now.log_level; });
+  // Each pipeline's own output directory is made here (ComposeContext.outputDir); an output plugin's `serves` reads it.
+  const outputsDir = join(config.dataDir, 'outputs');
   const framegrabs = new FramegrabStore(config.dataDir, () => settings.get().framegrab_retention);
   settings.onChange((now, before) => { if (now.framegrab_retention < before.framegrab_retention) framegrabs.pruneAll(); });
   container.register(TOKENS.PipelineManager, {
@@ -116,6 +119,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
         rtspLatencyMs: () => settings.get().rtsp_latency_ms,
         restartBaseMs: 500,
         restartMaxMs: 30_000,
+        outputsDir,
       },
       framegrabs,
     ),
@@ -142,6 +146,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   framegrabRoutes(app, manager, framegrabs, (req) => clientIp(req, config.trustedProxies));
   klvRoutes(app, manager);
   sdpRoutes(app, manager, registry);
+  servedFileRoutes(app, manager, registry, outputsDir);
   settingsRoutes(app, settings);
   const webhooks = new WebhookRegistry(store, SecretBox.open(config.dataDir), log.child({ component: 'webhooks' }));
   const dispatcher = new WebhookDispatcher(webhooks, log.child({ component: 'webhooks' }));

@@ -3,6 +3,7 @@
  * every fragment and only joins them, so it never names a codec, scheme or element of its own beyond the
  * generic raw-video normalisers (videoconvert, videoscale, videorate).
  */
+import { join } from 'node:path';
 import { caps, element, type ComposeContext, type OutputStream, type RtspService, type SourceFragment } from '../sdk';
 import { AUDIO_CODEC, audioChain, audioEncoding } from './audio';
 import type { PluginRegistry } from '../plugins/registry';
@@ -15,6 +16,13 @@ import { KLV_STREAM, klvExtractor, klvInjector } from '../klv/fragments';
 
 export interface ComposeSettings {
   rtspLatencyMs: number;
+  /** Where each pipeline's own output directory lives (`<data dir>/outputs`; ComposeContext.outputDir). */
+  outputsDir?: string;
+}
+
+/** A pipeline's own output directory (ComposeContext.outputDir): pipeline ids are plain names, so never a path. */
+export function outputDirOf(outputsDir: string, pipelineId: string): string {
+  return join(outputsDir, pipelineId);
 }
 
 export interface ComposedPipeline {
@@ -83,6 +91,7 @@ export function composeContext(pipelineId: string, settings: ComposeSettings, en
     pipelineId,
     settings,
     encodedVideoCaps,
+    outputDir: settings.outputsDir === undefined ? undefined : outputDirOf(settings.outputsDir, pipelineId),
     name(role: string) {
       const n = (used.get(role) ?? 0) + 1;
       used.set(role, n);

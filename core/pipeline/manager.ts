@@ -3,6 +3,7 @@
  * update, delete, store) runs through that pipeline's serial queue, so concurrent requests apply in order;
  * only the manager decides transitions and conflicts. Routes stay thin.
  */
+import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { ApiError, validationError } from '../errors/catalogue';
 import type { EngineHost, EngineHostFactory } from '../engine/host-process';
@@ -16,7 +17,7 @@ import type { ElementInfo } from '../../native';
 import type { Store } from '../store/json-store';
 import { ClaimTable, conflictMessage } from './claims';
 import { inspectFacts } from './advanced';
-import { composePipeline, ComposeError, type ComposedPipeline } from './compose';
+import { composePipeline, ComposeError, outputDirOf, type ComposedPipeline, type ComposeSettings } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { newEntry, viewOf, type Entry } from './entry';
 import { startFailure } from './start-failure';
@@ -38,6 +39,8 @@ export interface ManagerOptions {
   /** Backoff for restarting a dead host or a failed source: base, doubling to max. */
   restartBaseMs: number;
   restartMaxMs: number;
+  /** `<data dir>/outputs`, where each pipeline with an output gets its own directory (ComposeContext.outputDir). */
+  outputsDir?: string;
 }
 
 const STORE = 'pipelines';
@@ -197,6 +200,8 @@ export class PipelineManager {
         if (e.running) await host.request({ op: 'stop', eos: e.running.finaliseWithEos, timeoutMs: this.opts.stopTimeoutMs }).catch(() => undefined);
         await host.close();
       }
+      // Unless a new pipeline of the same id has started meanwhile: the directory is its own now.
+      if (!this.entries.has(id)) await this.removeOutputDir(e);
       if (deletePersisted && e.store) this.store.remove(STORE, id);
       this.events.emit({ type: 'deleted', id });
     });
@@ -260,6 +265,7 @@ export class PipelineManager {
     // The host's first sample is sent as it reaches playing, before its reply: the window is there to take it.
     e.stats = new StatsWindow(new Date());
     try {
+      await this.freshOutputDir(e);
       const host = await this.ensureHost(e);
       if (composed.probe) e.running = composed = { ...await this.probed(e, host, composed.probe), features: composed.features };
       const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s));
@@ -314,6 +320,7 @@ export class PipelineManager {
         this.opts.stopTimeoutMs + 5000).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'))
         .finally(() => { e.stopping = false; });
     }
+    await this.removeOutputDir(e);
     e.running = null;
     e.stats = null;
     e.snapshot.clear();
@@ -382,6 +389,7 @@ export class PipelineManager {
     const found = this.claims.take(e.def.id, this.validator.claims(e.def));
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
     try {
+      await this.freshOutputDir(e);
       const host = await this.ensureHost(e);
       if (composed.probe) composed = await this.probed(e, host, composed.probe);
       await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs, meters: composed.meters });
@@ -632,6 +640,8 @@ export class PipelineManager {
 
   /** Brings back stored pipelines after a restart; auto_start ones start playing. */
   async restore(): Promise<void> {
+    // What a previous run left (it crashed, or was killed) belongs to no pipeline now.
+    if (this.opts.outputsDir) await rm(this.opts.outputsDir, { recursive: true, force: true });
     for (const id of this.store.list(STORE)) {
       let stored: StoredPipeline | undefined;
       let def: PipelineDefinition;
@@ -806,9 +816,32 @@ export class PipelineManager {
 
   // ---- helpers -------------------------------------------------------------------------------------------
 
+  private composeSettings(): ComposeSettings {
+    return { rtspLatencyMs: this.opts.rtspLatencyMs(), outputsDir: this.opts.outputsDir };
+  }
+
+  /** The pipeline's own output directory (ComposeContext.outputDir), when it has an output and the service has a place. */
+  private outputDir(e: Entry): string | undefined {
+    return this.opts.outputsDir !== undefined && e.def.output ? outputDirOf(this.opts.outputsDir, e.def.id) : undefined;
+  }
+
+  /** Before a start: the output directory, empty (a run that died leaves its files; a new run must not serve them). */
+  private async freshOutputDir(e: Entry): Promise<void> {
+    const dir = this.outputDir(e);
+    if (!dir) return;
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+  }
+
+  /** On stop and delete: the output directory and everything in it. */
+  private async removeOutputDir(e: Entry): Promise<void> {
+    const dir = this.outputDir(e);
+    if (dir) await rm(dir, { recursive: true, force: true }).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'output directory could not be removed'));
+  }
+
   private compose(def: PipelineDefinition, passthroughCodec?: string): ComposedPipeline {
     try {
-      return composePipeline(def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() }, passthroughCodec);
+      return composePipeline(def, this.registry, this.composeSettings(), passthroughCodec);
     } catch (err) {
       if (err instanceof ComposeError) throw validationError([err.message]);
       throw err;
@@ -826,7 +859,7 @@ export class PipelineManager {
     const refuse = (why: string) => new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing: ${why}`);
     if (!codec) throw refuse(`no codec plugin handles the source's video (${caps.split(',')[0]})`);
     try {
-      const composed = composePipeline(e.def, this.registry, { rtspLatencyMs: this.opts.rtspLatencyMs() }, codec.codec);
+      const composed = composePipeline(e.def, this.registry, this.composeSettings(), codec.codec);
       e.probedCodec = codec.codec;
       return composed;
     } catch (err) {

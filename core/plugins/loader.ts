@@ -61,6 +61,7 @@ export function guarded(plugin: Plugin): Plugin {
   for (const hook of HOOKS[plugin.kind]) {
     if (copy[hook] !== undefined) copy[hook] = wrap(copy[hook], name, hook);
   }
+  if (plugin.kind === 'output' && plugin.serves) copy.serves = { ...plugin.serves, contentType: wrap(plugin.serves.contentType, name, 'serves.contentType') };
   if (plugin.kind === 'codec') {
     copy.rtp = {
       ...plugin.rtp,

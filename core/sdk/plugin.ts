@@ -113,6 +113,24 @@ export interface OutputPlugin extends PluginBase {
    * lost: the pipeline reports it and recovers as from a lost source (docs/api.md, "Health"). Absent: never.
    */
   check?(output: OutputSpec): string | null;
+  /**
+   * Files this output writes into its pipeline's `ctx.outputDir` that the service serves, under the API's
+   * authentication, at `GET /svc/pipeline/{id}/{path}/{file}` (docs/plugins.md, "Serving files"). Absent: none.
+   */
+  serves?: ServedFiles;
+}
+
+/** What an output plugin lets the service serve from its pipeline's output directory. */
+export interface ServedFiles {
+  /** The route segment after the pipeline id, e.g. `hls`: lower-case letters, digits and `-`. */
+  path: string;
+  /**
+   * The file names served: the whole name must match (no `g` or `y` flag). Whatever it says, only plain names are
+   * served (letters, digits, `.`, `_`, `-`, not starting with `.`): never a path, never another pipeline's file.
+   */
+  files: RegExp;
+  /** The Content-Type of a served file. */
+  contentType(file: string): string;
 }
 
 export type Plugin = SourcePlugin | CodecPlugin | OutputPlugin;
@@ -137,5 +155,13 @@ export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
     if ((plugin as unknown as Record<string, unknown>)[key] === undefined) fail(`${plugin.kind} plugins must provide "${key}"`);
   }
   if (plugin.kind !== 'codec' && plugin.secrets !== undefined && typeof plugin.secrets !== 'function') fail('secrets must be a function');
+  if (plugin.kind === 'output' && plugin.serves !== undefined) checkServes(plugin.serves, fail);
   return Object.freeze(plugin);
+}
+
+function checkServes(serves: ServedFiles, fail: (why: string) => never): void {
+  if (typeof serves?.path !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(serves.path)) fail('serves.path must be lower-case letters, digits or "-"');
+  // A g or y flag makes test() remember where it stopped: the same name would be served, then refused.
+  if (!(serves.files instanceof RegExp) || /[gy]/.test(serves.files.flags)) fail('serves.files must be a RegExp without the g or y flag');
+  if (typeof serves.contentType !== 'function') fail('serves.contentType must be a function');
 }

@@ -53,6 +53,12 @@ export interface ComposeContext {
    * stream through uses it to pick the video stream out of a demuxer that may also carry audio or KLV.
    */
   readonly encodedVideoCaps?: readonly string[];
+  /**
+   * This pipeline's own directory (`<data dir>/outputs/<pipeline id>`), for an output that writes files the service
+   * serves (OutputPlugin.serves). The core makes it empty before each start and removes it on stop and delete; two
+   * pipelines never share one. Absent only where nothing will run (a composition checked without a service).
+   */
+  readonly outputDir?: string;
 }
 
 /** What a source hands on: raw video (needs an encoder) or an encoded stream (can pass through). */
