@@ -5,6 +5,7 @@ import codec2 from './codecs/codec2';
 import h264 from './codecs/h264';
 import h265 from './codecs/h265';
 import fileOutput from './outputs/file';
+import hlsOutput from './outputs/hls';
 import rtspOutput from './outputs/rtsp';
 import tcpOutput from './outputs/tcp';
 import udpOutput from './outputs/udp';
@@ -17,5 +18,5 @@ import v4l2Source from './sources/v4l2';
 export const builtinPlugins: readonly Plugin[] = [
   testSource, v4l2Source, fileSource, rtspSource, udpSource,
   h264, h265, av1, codec2,
-  rtspOutput, udpOutput, tcpOutput, fileOutput,
+  rtspOutput, udpOutput, tcpOutput, fileOutput, hlsOutput,
 ];

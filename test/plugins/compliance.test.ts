@@ -5,6 +5,7 @@
  *
  * Sources and outputs are driven with the sample URIs they declare in `examples` (core/sdk/plugin.ts).
  */
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
@@ -27,7 +28,8 @@ for (const p of vendor) registry.register(p, 'vendor');
 const native = loadNative();
 /** A compose context that remembers every element name it handed out (see checkNames). */
 const ctx = () => {
-  const c = composeContext('compliance', { rtspLatencyMs: 200 }, registry.codecs('video').map((x) => x.caps));
+  // An output directory with a space and a quote in its path: every plugin that writes there must quote it.
+  const c = composeContext('compliance', { rtspLatencyMs: 200, outputsDir: join(tmpdir(), 'encoderd compliance "outputs"') }, registry.codecs('video').map((x) => x.caps));
   const given: string[] = [];
   return Object.assign(Object.create(c), { given, name: (role: string) => { const n = c.name(role); given.push(n); return n; } }) as typeof c & { given: string[] };
 };
