@@ -53,6 +53,7 @@ import { TOKENS } from './tokens';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookRegistry } from './webhooks/registry';
 import { CredentialSealingStore } from './secrets/sealed-credentials';
+import { hasUriSecrets } from './secrets/uri-secrets';
 import { SecretBox } from './secrets/secret-box';
 
 export const VERSION: string = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
@@ -109,8 +110,9 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
       c.resolve<PluginRegistry>(TOKENS.PluginRegistry),
       c.resolve<EngineHostFactory>(TOKENS.EngineHostFactory),
       c.resolve<PipelineEvents>(TOKENS.PipelineEvents),
-      // Stored pipelines may carry camera credentials in their URIs: sealed at rest.
-      new CredentialSealingStore(c.resolve<Store>(TOKENS.Store), SecretBox.open(config.dataDir, 'stored-credentials.key')),
+      // Stored pipelines may carry camera credentials and plugins' URI secrets (stream keys): sealed at rest.
+      new CredentialSealingStore(c.resolve<Store>(TOKENS.Store), SecretBox.open(config.dataDir, 'stored-credentials.key'),
+        hasUriSecrets(c.resolve<PluginRegistry>(TOKENS.PluginRegistry))),
       c.resolve<LicenceGate>(TOKENS.LicenceGate),
       log.child({ component: 'manager' }),
       {

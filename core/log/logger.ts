@@ -2,9 +2,12 @@
  * One logger, with secrets redacted centrally: any field whose name says it holds a secret (password, token,
  * secret, authorization, cookie, api key, and webhook `headers` whole) at any depth, plus inside every logged
  * string `user:pass@` in URIs, `Bearer <token>`, API keys (`edk_…`) wherever they appear, and secret-named query
- * parameters. Errors are serialised first, so their message and stack are scrubbed too instead of being lost.
+ * parameters, and the secrets plugins report in URIs (core/secrets/known-secrets.ts: every one a pipeline holds,
+ * wherever it appears, and those of any URI a plugin accepts). Errors are serialised first, so their message and
+ * stack are scrubbed too instead of being lost.
  */
 import pino, { type Logger } from 'pino';
+import { maskSecrets } from '../secrets/known-secrets';
 
 export const REDACT_PATHS = [
   'password', '*.password', 'token', '*.token', 'headers', '*.headers', 'req.headers.authorization',
@@ -25,9 +28,9 @@ export function redactUri(text: string): string {
   return text.replace(CREDENTIALS_IN_URI, '$1***@');
 }
 
-/** Every string-borne secret form: URI credentials, bearer/basic credentials, API keys, secret query parameters. */
+/** Every string-borne secret form: URI credentials, bearer/basic credentials, API keys, secret query parameters, URI secrets. */
 export function redactText(text: string): string {
-  return redactUri(text).replace(BEARER, `$1 ${CENSOR}`).replace(API_KEY, `edk_${CENSOR}`).replace(SECRET_QUERY, `$1${CENSOR}`);
+  return redactUri(maskSecrets(text)).replace(BEARER, `$1 ${CENSOR}`).replace(API_KEY, `edk_${CENSOR}`).replace(SECRET_QUERY, `$1${CENSOR}`);
 }
 
 function scrub(value: unknown, depth = 0): unknown {

@@ -7,6 +7,7 @@ import type { FramegrabSettings } from '../framegrabs/branch';
 import { SnapshotSlot } from '../framegrabs/snapshots';
 import type { ComposedPipeline } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
+import type { UriSecrets } from '../secrets/uri-secrets';
 import { SerialQueue } from './serial-queue';
 import type { HealthJudgement, StatsWindow } from './stats';
 import type { PipelineCounters, PipelineStats } from './stats-model';
@@ -81,13 +82,18 @@ export function statsOf(e: Entry, now = Date.now()): PipelineStats | null {
  * The pipeline object of every response. Shallow: the manager never changes a definition's nested objects in
  * place (a change builds new ones), so a view handed out stays what it was without a deep clone. Written out field
  * by field rather than spread: a GET of 50 pipelines spent most of its time in V8's generic object spread (35×
- * slower here; see docs/benchmarks.md). A new definition field must be added here too.
+ * slower here; see docs/benchmarks.md). A new definition field must be added here too. Secrets in URIs show as ***
+ * (core/secrets/uri-secrets.ts): only a URI object that has some is copied, once per object.
  */
-export function viewOf(e: Entry): PipelineView {
+export function viewOf(e: Entry, secrets?: UriSecrets): PipelineView {
   const d = e.def;
   const view: PipelineView = {
-    id: d.id, mode: d.mode, on_demand: d.on_demand, source: d.source, inputs: d.inputs, encoding: d.encoding,
-    output: d.output, audio: d.audio, raw_pipeline: d.raw_pipeline,
+    id: d.id, mode: d.mode, on_demand: d.on_demand,
+    source: d.source && secrets ? secrets.spec(d.source, 'source') : d.source,
+    inputs: d.inputs && secrets ? secrets.inputs(d.inputs) : d.inputs,
+    encoding: d.encoding,
+    output: d.output && secrets ? secrets.spec(d.output, 'output') : d.output,
+    audio: d.audio, raw_pipeline: d.raw_pipeline,
     state: e.state,
     started_by: e.state === 'playing' ? e.startedBy : null,
     persisted: e.store !== null,

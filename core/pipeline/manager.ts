@@ -15,6 +15,8 @@ import type { PluginRegistry } from '../plugins/registry';
 import type { Claim } from '../sdk';
 import type { ElementInfo } from '../../native';
 import type { Store } from '../store/json-store';
+import { maskSecrets } from '../secrets/known-secrets';
+import { UriSecrets } from '../secrets/uri-secrets';
 import { ClaimTable, conflictMessage } from './claims';
 import { inspectFacts } from './advanced';
 import { composePipeline, ComposeError, outputDirOf, type ComposedPipeline, type ComposeSettings } from './compose';
@@ -54,6 +56,8 @@ export class PipelineManager {
   private readonly entries = new Map<string, Entry>();
   private readonly claims = new ClaimTable();
   readonly validator: PipelineValidator;
+  /** Secrets in URIs: *** in views, kept when sent back masked, known to the logs while a pipeline holds them. */
+  private readonly secrets: UriSecrets;
   private shuttingDown = false;
   /** Judges every pipeline's health once a second: a stall shows even when no sample arrives (docs/api.md). */
   private readonly healthTimer: NodeJS.Timeout;
@@ -69,6 +73,7 @@ export class PipelineManager {
     private readonly framegrabs: FramegrabStore | null = null,
   ) {
     this.validator = new PipelineValidator(registry);
+    this.secrets = new UriSecrets(registry);
     this.healthTimer = setInterval(() => {
       for (const e of this.entries.values()) {
         this.checkOutput(e);
@@ -113,13 +118,13 @@ export class PipelineManager {
   }
 
   private view(e: Entry): PipelineView {
-    return viewOf(e);
+    return viewOf(e, this.secrets);
   }
 
   // ---- create, update, delete ----------------------------------------------------------------------------
 
   async create(body: unknown): Promise<PipelineView> {
-    const def = this.validator.definition(body);
+    const def = this.validator.definition(this.secrets.unmask(body));
     if (this.entries.has(def.id)) {
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
@@ -148,6 +153,7 @@ export class PipelineManager {
       throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, def.id));
     }
     this.entries.set(def.id, e);
+    this.secrets.hold(def);
     this.events.emit({ type: 'status', id: def.id, pipeline: this.view(e) });
     await e.queue.run(async () => {
       await this.ensureHost(e).catch(() => undefined);
@@ -169,13 +175,14 @@ export class PipelineManager {
     return e.queue.run(async () => {
       this.assertAlive(e, id);
       if (e.state === 'playing') throw new ApiError('CONFLICT', `pipeline "${id}" is running; stop it first`);
-      const def = this.validator.definition(body);
+      const def = this.validator.definition(this.secrets.unmask(body, e.def));
       if (def.id !== id) throw validationError([`id must be "${id}", the pipeline being replaced`]);
       this.compose(def);
       await this.facts(e, def).catch((err) => {
         throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
       });
       e.def = def;
+      this.secrets.hold(def);
       e.klvSeen = false;
       e.probedCodec = undefined;
       e.startFailure = null;
@@ -193,6 +200,7 @@ export class PipelineManager {
       this.want(e, 'ready');
       this.clearRestart(e);
       this.entries.delete(id);
+      this.secrets.release(id);
       this.claims.release(id);
       const host = e.host;
       e.host = null;
@@ -281,7 +289,7 @@ export class PipelineManager {
       e.stats = null;
       e.probedCodec = undefined;
       if (why === 'create' || why === 'play') this.want(e, 'ready');
-      const message = (err as Error).message;
+      const message = maskSecrets((err as Error).message);
       // A bus error of this run may have been recorded already: one failure, one count.
       this.recordError(e, message, !e.interrupted);
       if (why !== 'recover') e.startFailure = `the pipeline did not start: ${message}`;
@@ -614,7 +622,7 @@ export class PipelineManager {
           merged[k] = v && typeof v === 'object' && !Array.isArray(v) && merged[k] && typeof merged[k] === 'object'
             ? { ...(merged[k] as object), ...(v as object) } : v;
         }
-        definition = this.validator.definition(merged);
+        definition = this.validator.definition(this.secrets.unmask(merged, stored.definition));
         if (definition.on_demand) throw new ApiError('PIPELINE_CONFLICT', 'a stored pipeline cannot be on demand');
       }
       const meta: StoreMeta = {
@@ -656,6 +664,7 @@ export class PipelineManager {
       }
       const e = this.newEntry(def, { auto_start: stored.auto_start, description: stored.description });
       this.entries.set(id, e);
+      this.secrets.hold(def);
     }
     await Promise.all([...this.entries.values()].filter((e) => e.store?.auto_start).map((e) => e.queue.run(async () => {
       this.want(e, 'playing');
@@ -692,10 +701,13 @@ export class PipelineManager {
     if (e.host !== host || e.deleted) return;
     const id = e.def.id;
     switch (ev.event) {
-      case 'error':
-        this.log.warn({ pipeline: id, source: ev.source, err: ev.message }, 'pipeline error');
-        this.interrupted(e, ev.message, false);
+      case 'error': {
+        // GStreamer's text may echo an element's location, secrets and all: masked before it is kept or sent.
+        const message = maskSecrets(ev.message);
+        this.log.warn({ pipeline: id, source: ev.source, err: message }, 'pipeline error');
+        this.interrupted(e, message, false);
         break;
+      }
       case 'eos':
         // An end-of-stream nobody asked for: a finite source is done; anything else lost its source.
         if (e.stopping || e.state !== 'playing' || e.def.on_demand) break;

@@ -1,8 +1,9 @@
 /**
  * Credentials inside URIs (`rtsp://user:pass@camera/…`, also inside an advanced description) must not sit in
  * plaintext in stored documents. Before a document is stored, every string that carries `user:pass@` is replaced
- * by `{$sealed: …}`; reading opens them again. Everything else stays readable, so an operator can still inspect a
- * stored pipeline.
+ * by `{$sealed: …}`; reading opens them again. So is every string the store's predicate calls secret: the service's
+ * seals a URI with secrets its plugin reports (an SRT passphrase, an RTMP stream key; core/secrets/uri-secrets.ts).
+ * Everything else stays readable, so an operator can still inspect a stored pipeline.
  */
 import type { Store } from '../store/json-store';
 import type { Sealed, SecretBox } from './secret-box';
@@ -17,9 +18,9 @@ function isSealed(v: unknown): v is SealedString {
   return typeof v === 'object' && v !== null && '$sealed' in v && Object.keys(v).length === 1;
 }
 
-export function sealCredentials<T>(doc: T, box: SecretBox, context: string): T {
+export function sealCredentials<T>(doc: T, box: SecretBox, context: string, isSecret?: (text: string) => boolean): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return CREDENTIALS.test(v) ? { $sealed: box.seal(v, context) } : v;
+    if (typeof v === 'string') return CREDENTIALS.test(v) || isSecret?.(v) ? { $sealed: box.seal(v, context) } : v;
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
@@ -40,7 +41,7 @@ export function openCredentials<T>(doc: T, box: SecretBox, context: string): T {
 
 /** A Store whose documents are sealed on write and opened on read: the manager never sees the difference. */
 export class CredentialSealingStore implements Store {
-  constructor(private readonly inner: Store, private readonly box: SecretBox) {}
+  constructor(private readonly inner: Store, private readonly box: SecretBox, private readonly isSecret?: (text: string) => boolean) {}
 
   read<T>(collection: string, name: string): T | undefined {
     const doc = this.inner.read<T>(collection, name);
@@ -48,7 +49,7 @@ export class CredentialSealingStore implements Store {
   }
 
   write(collection: string, name: string, value: unknown): void {
-    this.inner.write(collection, name, sealCredentials(value, this.box, `${collection}/${name}`));
+    this.inner.write(collection, name, sealCredentials(value, this.box, `${collection}/${name}`, this.isSecret));
   }
 
   remove(collection: string, name: string): void {
