@@ -1,6 +1,7 @@
 /** The process entry: load the config, start the service, stop it cleanly on SIGTERM/SIGINT (exit 0). */
 import { ConfigError, HELP, loadConfig } from './config/load';
 import { createService } from './app';
+import { sdNotify } from './sd-notify';
 
 async function main(): Promise<void> {
   let config;
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     service.log.info({ signal }, 'stopping: finalising pipelines');
+    void sdNotify('STOPPING=1', service.log);
     service.close().then(() => process.exit(0), (err) => {
       service.log.error({ err }, 'stop failed');
       process.exit(1);
@@ -32,6 +34,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   await service.listen();
   service.log.info({ port: config.port, dataDir: config.dataDir }, 'encoderd ready');
+  // healthz answers 200 from here on: tell systemd (Type=notify).
+  void sdNotify('READY=1', service.log);
 }
 
 main().catch((err) => {
