@@ -6,6 +6,7 @@ import h264 from './codecs/h264';
 import h265 from './codecs/h265';
 import fileOutput from './outputs/file';
 import hlsOutput from './outputs/hls';
+import rtmpOutput from './outputs/rtmp';
 import rtspOutput from './outputs/rtsp';
 import tcpOutput from './outputs/tcp';
 import udpOutput from './outputs/udp';
@@ -18,5 +19,5 @@ import v4l2Source from './sources/v4l2';
 export const builtinPlugins: readonly Plugin[] = [
   testSource, v4l2Source, fileSource, rtspSource, udpSource,
   h264, h265, av1, codec2,
-  rtspOutput, udpOutput, tcpOutput, fileOutput, hlsOutput,
+  rtspOutput, udpOutput, tcpOutput, fileOutput, hlsOutput, rtmpOutput,
 ];
