@@ -48,7 +48,9 @@ export function resolveStaticPath(root: string, rawUrl: string): string | null {
 /** Security headers of every page the web UI serves (the API's answers pass through as the API made them). */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   // Everything the SPA needs is its own origin: scripts are modules from files, no inline code, no eval.
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  // blob: for pictures and media only: thumbnails are fetched with the token and shown as object URLs, and the
+  // preview player feeds the <video> through Media Source Extensions (a blob: URL). Scripts stay 'self'.
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -56,10 +58,29 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-cache',
 };
 
+/**
+ * Files from npm packages the SPA uses, each named one by one (never a folder of node_modules): request path →
+ * path under the project root. The preview player is hls.js (docs/web.md, "Preview").
+ */
+export const VENDOR_FILES: Readonly<Record<string, string>> = {
+  '/vendor/hls.min.js': 'node_modules/hls.js/dist/hls.min.js',
+};
+
+/** Pure: the vendor file a request path names under projectRoot, or null. The query string is ignored. */
+export function resolveVendorPath(projectRoot: string, rawUrl: string): string | null {
+  const path = rawUrl.split('?')[0].split('#')[0];
+  return Object.hasOwn(VENDOR_FILES, path) ? join(resolve(projectRoot), VENDOR_FILES[path]) : null;
+}
+
 /** Answers a GET or HEAD for a static file; false when there is no such file (the caller answers 404). */
 export function sendStatic(root: string, req: IncomingMessage, res: ServerResponse, headers: Readonly<Record<string, string>> = PAGE_HEADERS): boolean {
   const file = resolveStaticPath(root, req.url ?? '/');
   if (!file) return false;
+  return sendFile(file, req, res, headers);
+}
+
+/** Answers a GET or HEAD with one file; false when it is not there. */
+export function sendFile(file: string, req: IncomingMessage, res: ServerResponse, headers: Readonly<Record<string, string>> = PAGE_HEADERS): boolean {
   let size: number;
   try {
     const st = statSync(file);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { projectRoot } from '../paths';
 import { ApiProxy, type Upstream } from './proxy';
-import { sendError, sendStatic } from './static-files';
+import { resolveVendorPath, sendError, sendFile, sendStatic } from './static-files';
 
 export const WEB_ROOT = join(projectRoot, 'web');
 
@@ -62,6 +62,8 @@ export class WebServer {
       res.setHeader('allow', 'GET, HEAD');
       return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here`);
     }
-    if (!sendStatic(this.opts.root ?? WEB_ROOT, req, res)) sendError(res, 404, 'NOT_FOUND', 'no such file');
+    const vendor = resolveVendorPath(projectRoot, url);
+    const sent = vendor ? sendFile(vendor, req, res) : sendStatic(this.opts.root ?? WEB_ROOT, req, res);
+    if (!sent) sendError(res, 404, 'NOT_FOUND', 'no such file');
   }
 }

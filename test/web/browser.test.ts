@@ -1,7 +1,7 @@
 /**
  * The web UI in a real browser: Debian's chromium driven by playwright-core, against the real service over the
  * web port. Log in (password set), create a test-source H.264 pipeline to a file through the form, see it
- * playing, see an API error shown as a message, stop it, delete it. A screenshot is kept for a human look
+ * playing, see an API error shown on the form, stop it, delete it (asked once). A screenshot is kept for a human look
  * (path printed).
  */
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -58,30 +58,34 @@ describe.skipIf(!haveChromium)('web UI in chromium', () => {
     await expect.poll(() => page.locator('#footer').textContent()).toMatch(/healthy.*encoderd \d+\.\d+\.\d+/);
 
     const file = join(dir, 'ui.ts');
-    const form = page.locator('#create-form');
+    await page.evaluate(() => { location.hash = '#/new'; });
+    const form = page.locator('[data-form=create]');
     await form.locator('[name=id]').fill('ui-cam');
-    await form.locator('[name=source]').fill('test://ball');
-    await form.locator('[name=codec]').selectOption('h264');
-    await form.locator('[name=bitrate]').fill('500');
-    await form.locator('[name=width]').fill('320');
-    await form.locator('[name=height]').fill('240');
-    await form.locator('[name=fps]').fill('25');
-    await form.locator('[name=output]').fill(file);
+    await form.locator('[name="source.uri"]').fill('test://ball');
+    await form.locator('[name="encoding.codec"]').selectOption('h264');
+    await form.locator('[name="encoding.bitrate"]').fill('500');
+    await form.locator('[name="encoding.width"]').fill('320');
+    await form.locator('[name="encoding.height"]').fill('240');
+    await form.locator('[name="encoding.fps"]').fill('25');
+    await form.locator('[name="output.uri"]').fill(file);
     await form.locator('button[type=submit]').click();
 
-    const row = page.locator('#pipelines tbody tr[data-id="ui-cam"]');
-    await row.waitFor({ state: 'visible', timeout: 15000 });
-    await expect.poll(() => row.getAttribute('data-state'), { timeout: 15000 }).toBe('playing');
-    expect(await row.textContent()).toContain('h264 · 320×240 · 25 fps · 500 kbps');
+    const card = page.locator('.pipeline-card.detail[data-id="ui-cam"]');
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 15000 }).toBe('playing');
+    expect(await card.locator('.summary').textContent()).toContain('h264 · 320×240 · 25 fps · 500 kbps');
 
-    // The same id again: the API refuses, the UI says why.
+    // The same id again: the API refuses, the form says why.
+    await page.evaluate(() => { location.hash = '#/new'; });
     await form.locator('[name=id]').fill('ui-cam');
+    await form.locator('[name="output.uri"]').fill(join(dir, 'other.ts'));
     await form.locator('button[type=submit]').click();
-    await expect.poll(() => page.locator('#message.error').textContent()).toMatch(/ui-cam|exist|conflict/i);
+    await expect.poll(() => form.locator('.form-error, .field-error').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/ui-cam|exist|conflict/i)]));
 
     await page.screenshot({ path: join(dir, 'web-ui.png'), fullPage: true });
     console.log(`web UI screenshot: ${join(dir, 'web-ui.png')}`);
 
+    await page.evaluate(() => { location.hash = '#/pipelines'; });
+    const row = page.locator('#pipeline-grid .pipeline-card[data-id="ui-cam"]');
     await row.locator('[data-action=stop]').click();
     await expect.poll(() => row.getAttribute('data-state'), { timeout: 15000 }).toBe('ready');
     // Stopped means finalised: the recording is on disk.
@@ -89,18 +93,20 @@ describe.skipIf(!haveChromium)('web UI in chromium', () => {
     expect(readFileSync(file)[0]).toBe(0x47); // an MPEG-TS sync byte
     expect((await svc.api('GET', '/svc/pipeline/ui-cam', undefined, { token: await page.evaluate(() => sessionStorage.getItem('encoderd.token') as string) })).body.state).toBe('ready');
 
-    // Delete takes two clicks.
-    await row.locator('[data-action=delete]').click();
-    await expect.poll(() => row.locator('[data-action=delete]').textContent()).toBe('Really delete?');
-    await row.locator('[data-action=delete]').click();
-    await page.locator('#pipelines tbody tr[data-id="ui-cam"]').waitFor({ state: 'detached', timeout: 10000 });
+    // Delete asks once, on the pipeline's page.
+    await row.locator('[data-action=details]').click();
+    const del = page.locator('[data-section=delete] [data-action=delete]');
+    await del.click();
+    await expect.poll(() => del.textContent()).toBe('Confirm: delete pipeline');
+    await del.click();
+    await page.locator('#pipeline-grid .pipeline-card[data-id="ui-cam"]').waitFor({ state: 'detached', timeout: 10000 });
 
     // Log out: the token is gone and the login is back.
     await page.click('#logout');
     await page.locator('#login-view').waitFor({ state: 'visible' });
     expect(await page.evaluate(() => sessionStorage.getItem('encoderd.token'))).toBeNull();
     // 400 for the wrong password and the 409 are expected in the console (fetch logs failed requests); nothing else.
-    expect(consoleErrors.filter((e) => !/status of (400|409)/.test(e))).toEqual([]);
+    expect(consoleErrors.filter((e) => !/status of (400|409)|Failed to load resource/.test(e))).toEqual([]);
     await context.close();
   });
 });

@@ -15,6 +15,12 @@ export class ApiFailure extends Error {
     this.status = status;
     this.body = body;
   }
+
+  /** Every message of the answer: `details.errors` when there are some, else the one message. */
+  get messages() {
+    const errors = this.body?.details?.errors;
+    return Array.isArray(errors) && errors.length ? errors.map(String) : [this.message];
+  }
 }
 
 /** The text an operator sees for an error body: `{message, details.errors}`, `{error}`, or the status. */
@@ -36,10 +42,14 @@ export function whenUnauthorized(fn) {
   onUnauthorized = fn;
 }
 
-export async function api(method, path, body) {
-  const headers = { accept: 'application/json' };
+/** The headers every call carries: the bearer token when there is one. */
+export function authHeaders(extra = {}) {
   const t = token.get();
-  if (t) headers.authorization = `Bearer ${t}`;
+  return t ? { ...extra, authorization: `Bearer ${t}` } : { ...extra };
+}
+
+export async function api(method, path, body) {
+  const headers = authHeaders({ accept: 'application/json' });
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
@@ -53,3 +63,21 @@ export async function api(method, path, body) {
   if (!res.ok) throw new ApiFailure(res.status, data);
   return data;
 }
+
+/** A binary GET (snapshots, framegrab files): the Blob, or an ApiFailure with the API's words. */
+export async function apiBlob(path, signal) {
+  const res = await fetch(`/api${path}`, { headers: authHeaders(), cache: 'no-store', signal });
+  if (res.status === 401) onUnauthorized();
+  if (!res.ok) {
+    let data;
+    try {
+      data = await res.json();
+    } catch {
+      data = undefined;
+    }
+    throw new ApiFailure(res.status, data);
+  }
+  return res.blob();
+}
+
+export const pipelinePath = (id) => `/pipeline/${encodeURIComponent(id)}`;

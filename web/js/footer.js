@@ -1,26 +1,34 @@
+// The footer: pipelines playing and their health, from the event stream (nothing polled), and the version (public,
+// read once).
 import { api } from './api.js';
 import { $ } from './dom.js';
+import { on, state } from './state.js';
 
-function uptime(s) {
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.floor(s / 60)} min`;
-  if (s < 172800) return `${Math.floor(s / 3600)} h`;
-  return `${Math.floor(s / 86400)} d`;
+let version = '';
+
+function render() {
+  const list = [...state.pipelines.values()];
+  const playing = list.filter((p) => p.state === 'playing').length;
+  const bad = list.filter((p) => p.health === 'failing').length;
+  const degraded = list.filter((p) => p.health === 'degraded').length;
+  const health = bad ? `● ${bad} failing` : degraded ? `● ${degraded} degraded` : '● healthy';
+  const el = $('#footer');
+  el.textContent = state.connection.state === 'open'
+    ? `${health} · ${playing}/${list.length} playing${version}`
+    : `● not connected${version}`;
+  el.classList.toggle('bad', bad > 0 || state.connection.state !== 'open');
 }
 
-let version;
-
-/** Health and version: public endpoints, shown with or without a login. */
-export async function refreshFooter() {
-  const el = $('#footer');
+export async function setUpFooter() {
+  on('pipelines', render);
+  on('pipeline', render);
+  on('connection', render);
+  render();
   try {
-    version ??= await api('GET', '/version');
-    const health = await api('GET', '/health');
-    el.textContent = `${health.status === 'ok' ? '● healthy' : `● ${health.status}`} · up ${uptime(health.uptime_s)} · `
-      + `${health.engine.playing}/${health.engine.pipelines} playing · encoderd ${version.version} · ${version.gstreamer}`;
-    el.classList.toggle('bad', health.status !== 'ok');
+    const v = await api('GET', '/version');
+    version = ` · encoderd ${v.version} · ${v.gstreamer}`;
   } catch {
-    el.textContent = '● the service does not answer';
-    el.classList.add('bad');
+    version = '';
   }
+  render();
 }

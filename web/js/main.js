@@ -1,16 +1,27 @@
-// Boot: ask whether a password is set; show the login or the pipelines. A 401 at any time (token expired,
-// password set elsewhere) brings the login back.
+// Boot and navigation: ask whether a password is set; show the login or the console. The console is one event
+// stream (live-stream.js) and hash routes, each a view of its own module. A 401 at any time (token expired,
+// password changed elsewhere) brings the login back.
 import { api, token, whenUnauthorized } from './api.js';
-import { setUpCreateForm } from './create-form.js';
-import { $, show } from './dom.js';
-import { refreshFooter } from './footer.js';
+import { devicesView, refreshAudioDevices } from './devices.js';
+import { $, $$, h, show } from './dom.js';
+import { gallery } from './framegrabs.js';
+import { setUpFooter } from './footer.js';
+import { startLiveStream, stopLiveStream } from './live-stream.js';
 import { clearMessage, showMessage } from './message.js';
-import { startPolling, stopPolling } from './pipelines.js';
+import { pipelineDetail } from './pipeline-detail.js';
+import { pipelineForm } from './pipeline-form.js';
+import { setUpPipelinesView } from './pipelines-view.js';
+import { setDeviceName } from './settings-form.js';
+import { storedView } from './stored-view.js';
+import { systemView } from './system-view.js';
+import { kickThumbnails } from './thumbnails.js';
+import { webhooksView } from './webhooks.js';
 
 let authEnabled = false;
+let cleanup = () => {};
 
 function showLogin() {
-  stopPolling();
+  stopLiveStream();
   token.clear();
   show($('#app-view'), false);
   show($('#logout'), false);
@@ -18,24 +29,69 @@ function showLogin() {
   $('#login-password').focus();
 }
 
+const views = {
+  pipelines: () => null,
+  pipeline: (root, id) => pipelineDetail(root, id),
+  new: (root) => {
+    root.replaceChildren(h('section', { class: 'card' }, h('h1', {}, 'New pipeline'),
+      pipelineForm({ onDone: (saved) => { if (saved) location.hash = `#/pipeline/${encodeURIComponent(saved.id)}`; } })));
+    return () => {};
+  },
+  framegrabs: (root) => {
+    const g = gallery();
+    root.replaceChildren(h('section', { class: 'card' }, h('h1', {}, 'Framegrabs'), h('p', { class: 'muted' }, 'Start framegrabs on a pipeline’s page.'), g.el));
+    g.refresh();
+    return () => {};
+  },
+  stored: (root) => storedView(root),
+  webhooks: (root) => webhooksView(root),
+  devices: (root) => devicesView(root),
+  system: (root) => systemView(root, { authEnabled, onAuthChanged }),
+};
+
+function route() {
+  cleanup();
+  cleanup = () => {};
+  const [, name = 'pipelines', arg] = location.hash.match(/^#\/([a-z]+)(?:\/(.+))?$/) ?? [];
+  const view = views[name] ? name : 'pipelines';
+  for (const a of $$('nav a')) a.toggleAttribute('aria-current', a.dataset.view === (view === 'pipeline' ? 'pipelines' : view));
+  const root = $('#view');
+  show($('#pipelines-view'), view === 'pipelines');
+  show(root, view !== 'pipelines');
+  if (view !== 'pipelines') cleanup = views[view](root, arg ? decodeURIComponent(arg) : undefined) ?? (() => {});
+  kickThumbnails();
+}
+
+function onAuthChanged(enabled) {
+  authEnabled = enabled;
+  show($('#logout'), authEnabled);
+  if (!authEnabled) token.clear();
+  // A new password ends other sessions, not this one; a removed one needs no token: reconnect either way.
+  startLiveStream(onUnauthorized);
+  route();
+}
+
+function onUnauthorized() {
+  if (authEnabled) showLogin();
+}
+
 async function showApp() {
   show($('#login-view'), false);
   show($('#app-view'), true);
   show($('#logout'), authEnabled);
-  startPolling();
+  startLiveStream(onUnauthorized);
+  route();
+  refreshAudioDevices();
   try {
-    const settings = await api('GET', '/settings');
-    $('#device-name').textContent = settings.device_name;
-    document.title = `${settings.device_name} · encoderd`;
+    setDeviceName((await api('GET', '/settings')).device_name);
   } catch {
     /* the name is decoration */
   }
 }
 
 async function boot() {
-  whenUnauthorized(() => {
-    if (authEnabled) showLogin();
-  });
+  whenUnauthorized(onUnauthorized);
+  window.addEventListener('hashchange', route);
   $('#login-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const field = $('#login-password');
@@ -58,9 +114,8 @@ async function boot() {
     }
     showLogin();
   });
-  setUpCreateForm();
-  refreshFooter();
-  setInterval(() => { if (!document.hidden) refreshFooter(); }, 10000);
+  setUpPipelinesView();
+  setUpFooter();
   try {
     authEnabled = (await api('GET', '/auth/status')).auth_enabled;
   } catch (err) {
