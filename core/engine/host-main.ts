@@ -10,6 +10,7 @@ import { KlvPacer } from '../klv/pacer';
 import { StatsSampler } from './host-stats';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
+import { transportError, type SideTransport } from './transports';
 
 // Fault injection for tests of the supervisor: while this file exists, no engine host can start.
 const fault = process.env.ENCODERD_FAULT_HOST_START;
@@ -26,6 +27,8 @@ let companions: Pipeline[] = [];
 let klvPacer: KlvPacer | null = null;
 /** Measures the running pipeline once a second (core/engine/host-stats.ts). */
 let sampler: StatsSampler | null = null;
+/** The running pipeline's transports (core/sdk/transport.ts): their errors are reported with the plugin's context. */
+let transports: SideTransport[] = [];
 const COMPANION_TIMEOUT_MS = 15000;
 
 function send(msg: object): void {
@@ -47,10 +50,12 @@ function onBus(msg: BusMessage): void {
     case 'state-changed':
       emit({ event: 'state', state: msg.current });
       break;
-    case 'error':
-      lastError = msg.message;
-      emit({ event: 'error', message: msg.message, source: msg.source, debug: msg.debug });
+    case 'error': {
+      const message = errorMessage(transports, msg);
+      lastError = message;
+      emit({ event: 'error', message, source: msg.source, debug: msg.debug });
       break;
+    }
     case 'warning':
       emit({ event: 'warning', message: msg.message, source: msg.source });
       break;
@@ -65,6 +70,12 @@ function onBus(msg: BusMessage): void {
       emit({ event: 'element', source: msg.source, name: msg.name, fields: msg.fields });
       break;
   }
+}
+
+/** An error's message: a transport's with the context its plugin declared. */
+function errorMessage(ts: readonly SideTransport[], msg: { source: string; message: string; debug: string }): string {
+  const t = ts.find((x) => x.element === msg.source);
+  return t ? transportError(t, msg.message, msg.debug) : msg.message;
 }
 
 /**
@@ -111,6 +122,7 @@ function startRtsp(service: RtspService, producer: Pipeline | null): void {
 async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
   teardown();
   lastError = null;
+  transports = cmd.meters?.transports ?? [];
   try {
     // Companions first: they feed the main pipeline (or the on-demand media) from the start.
     for (const [i, description] of (cmd.companions ?? []).entries()) await startCompanion(description, i);
@@ -173,7 +185,7 @@ async function probe(cmd: Extract<HostCommand, { op: 'probe' }>): Promise<string
       timer = setTimeout(() => fail('NG_ERR_TIMEOUT', `the source sent no video within ${cmd.timeoutMs} ms`), cmd.timeoutMs);
       p = new native.Pipeline(cmd.description, (msg) => {
         if (msg.type === 'sample' && msg.sink === cmd.sink) resolve(msg.caps);
-        else if (msg.type === 'error') fail('NG_ERR_STATE', `the source could not be read: ${msg.message}`);
+        else if (msg.type === 'error') fail('NG_ERR_STATE', `the source could not be read: ${errorMessage(cmd.transports ?? [], msg)}`);
         else if (msg.type === 'eos') fail('NG_ERR_STATE', 'the source ended before any video arrived');
       });
       p.watchSink(cmd.sink);

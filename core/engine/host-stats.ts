@@ -2,11 +2,13 @@
  * The engine host's side of the statistics: counts buffers on the pads the composer named (ComposedPipeline.meters)
  * and on every output sink, and once a second sends the raw totals to the core, which turns them into rates and
  * health (core/pipeline/stats.ts). Reading costs a few property reads a second; counting costs two atomic adds a
- * buffer on the streaming thread (docs/benchmarks.md has the measured cost).
+ * buffer on the streaming thread (docs/benchmarks.md has the measured cost). A transport the source or output
+ * declares (core/sdk/transport.ts) adds one structure property read a second.
  */
 import type { Pipeline } from '../../native';
 import type { Meters, PadRef } from '../pipeline/compose';
 import type { StatsSample } from './protocol';
+import { transportFigures, type TransportFigures } from './transports';
 
 export const STATS_INTERVAL_MS = 1000;
 
@@ -73,6 +75,29 @@ export class StatsSampler {
       rateDuplicated: m.rate ? Number(p.getProperty(m.rate, 'duplicate')) : null,
       latencyNs: latency?.live && latency.minNs >= 0 ? latency.minNs : null,
       rtspClients: this.rtspClients(),
+      ...this.transports(p),
     };
+  }
+
+  /** `{transport}` with each declared transport's figures, by side; `{}` when none declares stats or none reports yet. */
+  private transports(p: Pipeline): { transport?: TransportFigures } {
+    const figures: TransportFigures = {};
+    for (const t of this.meters.transports ?? []) {
+      if (!t.stats) continue;
+      const f = transportFigures(t.stats, structureText(p, t.element, t.stats.property));
+      if (f) figures[t.side] = f;
+    }
+    return Object.keys(figures).length ? { transport: figures } : {};
+  }
+}
+
+/** A structure-valued property as text (the addon writes structures with gst_structure_to_string); null when unread. */
+function structureText(p: Pipeline, element: string, property: string): string | null {
+  try {
+    const value = p.getProperty(element, property);
+    return typeof value === 'string' ? value : null;
+  } catch {
+    // A misdeclared element or property costs its figures only, not the rest of the sample.
+    return null;
   }
 }

@@ -2,6 +2,7 @@
 import type { LiveChange, RtspService } from '../sdk';
 import type { KlvPosition } from '../klv/pacer';
 import type { Meters } from '../pipeline/compose';
+import type { SideTransport, TransportFigures } from './transports';
 
 export type HostCommand =
   | {
@@ -18,7 +19,7 @@ export type HostCommand =
    * Runs description until the appsink `sink` (in it) has its first sample, and replies with that sample's caps as
    * text: what a passed-through source carries (ComposedPipeline.probe). NG_ERR_TIMEOUT when none comes in time.
    */
-  | { op: 'probe'; description: string; sink: string; timeoutMs: number }
+  | { op: 'probe'; description: string; sink: string; timeoutMs: number; transports?: SideTransport[] }
   | { op: 'push'; appsrc: string; data: Uint8Array; ptsNs: number }
   /** The position the KLV pacer sends from now on (null: none); sent at once. */
   | { op: 'klv'; position: KlvPosition | null }
@@ -54,6 +55,8 @@ export interface StatsSample {
   latencyNs: number | null;
   /** Clients of the pipeline's RTSP server; null without one. */
   rtspClients: number | null;
+  /** The figures of the transports that declare stats (Meters.transports), per side; absent without any. */
+  transport?: TransportFigures;
 }
 
 export type HostEvent =

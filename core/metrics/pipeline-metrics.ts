@@ -41,6 +41,15 @@ function perInput(value: (input: NonNullable<PipelineStats['inputs']>[number]) =
   };
 }
 
+/** One series per figure of each playing pipeline's transports, with `side` (source, output) and `figure` labels. */
+function* perTransportFigure(rows: readonly PipelineMetricsRow[]): Iterable<Series> {
+  for (const row of rows) {
+    for (const [side, figures] of Object.entries(row.stats?.transport ?? {})) {
+      for (const [figure, value] of Object.entries(figures ?? {})) yield [{ ...labelsOf(row), side, figure }, value];
+    }
+  }
+}
+
 export const PIPELINE_FAMILIES: ReadonlyArray<FamilySpec<PipelineMetricsRow>> = [
   {
     name: 'encoderd_pipeline_playing', kind: 'gauge', labelNames: LABELS,
@@ -131,6 +140,13 @@ export const PIPELINE_FAMILIES: ReadonlyArray<FamilySpec<PipelineMetricsRow>> = 
     name: 'encoderd_pipeline_rtsp_clients', kind: 'gauge', labelNames: LABELS,
     help: 'Clients connected now to the pipeline\'s local RTSP output.',
     series: perPlaying((s) => s.rtsp_clients),
+  },
+  // Figures of different kinds (a round trip, a packet total) under one name: the plugin names them and their units,
+  // the core cannot know them beforehand. Totals are since the connection began, so they are gauges, not counters.
+  {
+    name: 'encoderd_pipeline_transport', kind: 'gauge', labelNames: [...LABELS, 'side', 'figure'],
+    help: 'What the source\'s or output\'s network transport reports about its connection (SRT: rtt_ms, packets_lost, packets_retransmitted, send_rate_kbps, …), as its plugin names it; the unit is in the name.',
+    series: perTransportFigure,
   },
   {
     name: 'encoderd_pipeline_input_frames_per_second', kind: 'gauge', labelNames: [...LABELS, 'input'],

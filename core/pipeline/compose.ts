@@ -4,7 +4,7 @@
  * generic raw-video normalisers (videoconvert, videoscale, videorate).
  */
 import { join } from 'node:path';
-import { caps, element, type ComposeContext, type OutputStream, type RtspService, type SourceFragment } from '../sdk';
+import { caps, element, type ComposeContext, type OutputFragment, type OutputStream, type RtspService, type SourceFragment } from '../sdk';
 import { AUDIO_CODEC, audioChain, audioEncoding } from './audio';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from './model';
@@ -13,6 +13,7 @@ import { composeAdvanced } from './advanced';
 import { composeMultiview } from './multiview';
 import { framegrabBranch, type FramegrabElements } from '../framegrabs/branch';
 import { KLV_STREAM, klvExtractor, klvInjector } from '../klv/fragments';
+import type { SideTransport } from '../engine/transports';
 
 export interface ComposeSettings {
   rtspLatencyMs: number;
@@ -52,7 +53,7 @@ export interface ComposedPipeline {
    * this pipeline (the source's fragment ending in the appsink `sink`) runs until its first sample, whose caps name
    * the codec to compose again with (composeSimple's passthroughCodec; docs/dataplane.md).
    */
-  probe?: { description: string; sink: string };
+  probe?: { description: string; sink: string; transports?: SideTransport[] };
   /** Where the engine host measures the pipeline's statistics (core/pipeline/stats.ts). */
   meters?: Meters;
 }
@@ -78,6 +79,16 @@ export interface Meters {
   rate?: string;
   /** Sinks that are not the output (framegrabs, KLV extraction). */
   internalSinks: string[];
+  /** The source's and the output's network elements (core/sdk/transport.ts): their figures, and context for their errors. */
+  transports?: SideTransport[];
+}
+
+/** `{transports}` with the source's and output's declared transports, each with its side; `{}` when neither declares one. */
+function transportsOf(source: SourceFragment, output?: OutputFragment): { transports?: SideTransport[] } {
+  const all: SideTransport[] = [];
+  if (source.transport) all.push({ ...source.transport, side: 'source' });
+  if (output?.transport) all.push({ ...output.transport, side: 'output' });
+  return all.length ? { transports: all } : {};
 }
 
 /** The sinks of a pipeline's side branches, which the output's byte count leaves out. */
@@ -151,7 +162,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
       const audioFeature = def.audio ? registry.codec(AUDIO_CODEC)?.licenceFeature : undefined;
       return {
         description: '', features: audioFeature ? [audioFeature] : [], finaliseWithEos: false,
-        probe: { description: `${sf.description} ! ${element('appsink', { name: sink, sync: false })}`, sink },
+        probe: { description: `${sf.description} ! ${element('appsink', { name: sink, sync: false })}`, sink, ...transportsOf(sf) },
       };
     }
     // The output learns the codec only now: its own validation decides whether it can carry it (AV1 into .ts).
@@ -194,6 +205,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     meters: {
       frames, source: { element: sourceMeter, pad: 'sink' }, rate,
       internalSinks: internalSinks({ framegrab: framegrab?.elements, klvSink: klvOut?.sink }),
+      ...transportsOf(sf, of),
     },
   };
 }

@@ -51,6 +51,12 @@ export interface PipelineStats {
   inputs?: InputStats[];
   /** Local RTSP output only: clients connected now. */
   rtsp_clients?: number;
+  /**
+   * What the output's and the source's network transports report about their connections (an SRT socket's round
+   * trip, lost and retransmitted packets, rate), figures named by their plugins (core/sdk/transport.ts); absent where
+   * neither declares any, and a figure the element does not report yet is left out.
+   */
+  transport?: { source?: Record<string, number>; output?: Record<string, number> };
   /** Since the pipeline was created (these also live in `counters`). */
   host_restarts: number;
   source_reconnects: number;

@@ -4,5 +4,6 @@ export * from './media';
 export * from './stream-output';
 export * from './quote';
 export * from './sdp';
+export * from './transport';
 export * from './types';
 export * from './uri';

@@ -1,5 +1,6 @@
 /** The shapes a plugin sees. Plugins import only from core/sdk; nothing here reaches into the core. */
 import type { PropValue } from './quote';
+import type { Transport } from './transport';
 
 export interface SourceSpec {
   uri: string;
@@ -94,6 +95,8 @@ export interface SourceFragment {
    * or is a source of its own (e.g. interaudiosrc fed by the companion). A stream without audio leaves it silent.
    */
   audio?: string;
+  /** The network element that receives the stream (an SRT socket): its figures and errors (core/sdk/transport.ts). */
+  transport?: Transport;
 }
 
 /** One stream arriving at an output: its codec plugin (null for an unknown passthrough) and media type. */
@@ -142,6 +145,8 @@ export interface OutputFragment {
   finaliseWithEos?: boolean;
   /** An SDP that describes the output, when it is RTP. */
   sdp?: string;
+  /** The network element that sends the stream (an SRT socket): its figures and errors (core/sdk/transport.ts). */
+  transport?: Transport;
 }
 
 export type RtspService =

@@ -35,6 +35,7 @@ const playing: PipelineMetricsRow = {
     latency_ms: 120,
     inputs: [{ index: 0, fps: 30, live: true }, { index: 1, fps: 0, live: false }],
     rtsp_clients: 3,
+    transport: { output: { rtt_ms: 0.25, packets_lost: 3, send_rate_kbps: 1737.3 }, source: { rtt_ms: 12.5 } },
     host_restarts: 1,
     source_reconnects: 2,
     last_error: { message: 'input 1 lost', at: '2024-05-01T10:30:00.000Z' },
@@ -95,6 +96,10 @@ describe('per-pipeline metrics from metricsRows()', () => {
       `encoderd_pipeline_rate_duplicated_frames_total{${W}} 2`,
       `encoderd_pipeline_latency_seconds{${W}} 0.12`,
       `encoderd_pipeline_rtsp_clients{${W}} 3`,
+      `encoderd_pipeline_transport{${W},side="output",figure="rtt_ms"} 0.25`,
+      `encoderd_pipeline_transport{${W},side="output",figure="packets_lost"} 3`,
+      `encoderd_pipeline_transport{${W},side="output",figure="send_rate_kbps"} 1737.3`,
+      `encoderd_pipeline_transport{${W},side="source",figure="rtt_ms"} 12.5`,
       `encoderd_pipeline_input_frames_per_second{${W},input="0"} 30`,
       `encoderd_pipeline_input_frames_per_second{${W},input="1"} 0`,
       `encoderd_pipeline_input_live{${W},input="0"} 1`,
@@ -131,6 +136,7 @@ describe('per-pipeline metrics from metricsRows()', () => {
         latency_ms: null,
         rtsp_clients: undefined,
         inputs: undefined,
+        transport: undefined,
       },
     };
     const text = await registryOf(() => [unmeasured]).metrics();
