@@ -1,7 +1,8 @@
 /**
  * Rules shared by outputs that send one multiplexed stream over a network transport (UDP, TCP): H.264/H.265 go as
  * MPEG-TS, which carries KLV but has no Codec2 mapping; a codec with no MPEG-TS mapping (AV1) goes as an RTP
- * bundle, which carries Codec2 (spec create rule 4).
+ * bundle, which carries Codec2 (spec create rule 4). A transport that carries MPEG-TS only (SRT) has no bundle to
+ * fall back on: the same rule refuses both there.
  */
 import type { PipelineView } from './plugin';
 import type { CodecInfo, OutputSpec } from './types';
@@ -20,5 +21,19 @@ export function streamOutputErrors(_transport: string, pipeline: PipelineView, c
   // A passed-through stream (no codec yet) is accepted: the core probes its codec before composing and asks again
   // (docs/dataplane.md). Until then audio is refused, as for any codec that goes as MPEG-TS.
   if (pipeline.audio && !goesAsRtpBundle(codec)) errors.push(AUDIO_NEEDS_AV1);
+  return errors;
+}
+
+/**
+ * The messages of a transport output that carries MPEG-TS only (`transport` names it, e.g. `SRT`): a codec with no
+ * MPEG-TS mapping is refused, and so is audio, for MPEG-TS has no Codec2 mapping. A passed-through stream (codec
+ * null) is accepted here and checked again with its probed codec.
+ */
+export function tsOnlyOutputErrors(transport: string, pipeline: PipelineView, codec: CodecInfo | null): string[] {
+  const errors: string[] = [];
+  if (goesAsRtpBundle(codec)) errors.push(`output.uri: ${transport} carries MPEG-TS, which cannot carry ${codec!.codec}`);
+  if (pipeline.audio) {
+    errors.push(`audio cannot be carried over ${transport}: it carries MPEG-TS, which has no Codec2 mapping; use a local RTSP output, or UDP or TCP with AV1`);
+  }
   return errors;
 }
