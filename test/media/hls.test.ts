@@ -34,8 +34,8 @@ async function listed(id: string, n: number): Promise<string[]> {
   }, 15000);
 }
 
-async function create(id: string, uri = 'hls://'): Promise<void> {
-  const r = await api('POST', '/svc/pipeline', body(id, 'h264', uri));
+async function create(id: string, uri = 'hls://', codec: 'h264' | 'h265' = 'h264'): Promise<void> {
+  const r = await api('POST', '/svc/pipeline', body(id, codec, uri));
   expect(r.status, r.text).toBe(201);
   expect(r.body.state).toBe('playing');
 }
@@ -159,9 +159,13 @@ describe('HLS output', () => {
     });
   });
 
-  it('serves only the pipeline\'s own files the plugin declares: traversal, absolute names and other pipelines\' files are 404', async () => {
-    await create('hls-b', 'hls://?segment=2&playlist_length=3');
+  it('H.265 with 2 s segments reads in ffprobe; only the pipeline\'s own files the plugin declares are served: traversal, absolute names and other pipelines\' files are 404', async () => {
+    await create('hls-b', 'hls://?segment=2&playlist_length=3', 'h265');
     await listed('hls-b', 1);
+    expect((await api('GET', '/svc/pipeline/hls-b/hls/index.m3u8')).text).toContain('#EXT-X-TARGETDURATION:2\n');
+    const probe = await run('ffprobe', ['-v', 'error', '-headers', `Authorization: Bearer ${token}\r\n`, '-show_entries', 'stream=codec_name,width,height', '-of', 'json', url('hls-b', 'index.m3u8')]);
+    expect(probe.code, probe.stderr).toBe(0);
+    expect(JSON.parse(probe.stdout).streams).toEqual([{ codec_name: 'hevc', width: 320, height: 240 }]);
     // Two pipelines, two directories.
     expect(readdirSync(outputDir('hls-b'))).toContain('index.m3u8');
     expect(outputDir('hls-b')).not.toBe(outputDir(ID));
