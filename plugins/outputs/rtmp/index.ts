@@ -95,8 +95,11 @@ export default definePlugin<OutputPlugin>({
   fragment(output, _streams, ctx) {
     const t = parse(output.uri) as Target;
     const mux = ctx.name('mux');
+    // Connecting at the first buffer rather than on READY: a server that is not there is then an error of a playing
+    // pipeline, recovered with backoff like a lost source, instead of a start that fails and is given up.
     const sink = element('rtmp2sink', {
       name: ctx.name('rtmpsink'), scheme: t.scheme, host: t.host, port: t.port, application: t.app, stream: t.key,
+      'async-connect': false,
     });
     return {
       shared: `${element('flvmux', { name: mux, streamable: true })} ! ${sink}`,
