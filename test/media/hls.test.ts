@@ -202,7 +202,7 @@ describe('HLS output', () => {
   it('refuses at create what HLS cannot carry: AV1, audio, and bad parameters (400)', async () => {
     const av1 = await api('POST', '/svc/pipeline', body('hls-av1', 'av1', 'hls://'));
     expect(av1.status).toBe(400);
-    expect(av1.text).toContain('hls:// segments are MPEG-TS, which cannot carry av1');
+    expect(av1.text).toContain('output.uri: hls:// carries MPEG-TS, which cannot carry av1');
     const audio = await api('POST', '/svc/pipeline', body('hls-audio', 'h264', 'hls://', { audio: { source: 'test' } }));
     expect(audio.status).toBe(400);
     expect(audio.text).toContain('audio cannot be carried over hls://');

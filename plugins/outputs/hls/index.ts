@@ -4,7 +4,7 @@
  * segments (1 s by default), each opened by a keyframe the sink asks the encoder for, keep players near the live edge.
  */
 import { join } from 'node:path';
-import { definePlugin, element, type OutputPlugin } from '../../../core/sdk';
+import { definePlugin, element, tsOnlyOutputErrors, type OutputPlugin } from '../../../core/sdk';
 import { parseHlsUri } from './uri';
 
 const PLAYLIST = 'index.m3u8';
@@ -25,9 +25,8 @@ export default definePlugin<OutputPlugin>({
   validate(output, pipeline, codec) {
     const errors: string[] = [...parseHlsUri(output.uri).errors];
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
-    if (pipeline.audio) errors.push('audio cannot be carried over hls://: its segments are MPEG-TS, which has no Codec2 mapping; use a local RTSP output');
-    // A passed-through stream's codec (null here at create) is probed at start, and this is asked again with it.
-    if (codec && !codec.containers.includes('mpegts')) errors.push(`output.uri: hls:// segments are MPEG-TS, which cannot carry ${codec.codec}`);
+    // Segments are MPEG-TS: no AV1, no Codec2. A passed-through stream's codec (null at create) is asked again at start.
+    errors.push(...tsOnlyOutputErrors('hls://', pipeline, codec));
     return errors;
   },
   // The files go to a directory of the pipeline's own: nothing another pipeline could hold.
