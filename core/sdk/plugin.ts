@@ -122,7 +122,7 @@ export interface OutputPlugin extends PluginBase {
 
 /** What an output plugin lets the service serve from its pipeline's output directory. */
 export interface ServedFiles {
-  /** The route segment after the pipeline id, e.g. `hls`: lower-case letters, digits and `-`. */
+  /** The route segment after the pipeline id (`/svc/pipeline/{id}/<path>/<file>`): lower-case letters, digits and `-`. */
   path: string;
   /**
    * The file names served: the whole name must match (no `g` or `y` flag). Whatever it says, only plain names are

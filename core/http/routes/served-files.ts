@@ -1,6 +1,6 @@
 /**
  * GET /svc/pipeline/{id}/{path}/{file}: a file an output plugin writes into its pipeline's own output directory and
- * declares with `serves` (core/sdk/plugin.ts; e.g. an HLS playlist and its segments). Only what the pipeline's own
+ * declares with `serves` (core/sdk/plugin.ts; e.g. a live playlist and its segments). Only what the pipeline's own
  * output plugin declares is served, only plain names (never a path, so never another pipeline's file), behind the
  * same guard as every route. Anything else is 404 NOT_FOUND, like any missing resource.
  */
