@@ -1,6 +1,7 @@
 /** The `serves` extension point: its shape is checked at definePlugin, and the route serves only plain names matched whole. */
 import { describe, expect, it } from 'vitest';
 import { servable } from '../../core/http/routes/served-files';
+import { guarded } from '../../core/plugins/loader';
 import { definePlugin, type OutputPlugin, type ServedFiles } from '../../core/sdk';
 
 const output = (serves: unknown) => ({
@@ -17,6 +18,11 @@ describe('OutputPlugin.serves', () => {
     expect(() => definePlugin(output({ path: 'files', files: '^a$', contentType: type }))).toThrow('plugin "srv": serves.files must be a RegExp without the g or y flag');
     expect(() => definePlugin(output({ path: 'files', files: /a/g, contentType: type }))).toThrow(/serves\.files/);
     expect(() => definePlugin(output({ path: 'files', files: /a/, contentType: 'text/plain' }))).toThrow('plugin "srv": serves.contentType must be a function');
+  });
+
+  it('a vendor plugin\'s contentType is wrapped like its hooks', () => {
+    const plugin = guarded(output({ path: 'files', files: /a/, contentType: () => { throw new Error('kaput'); } })) as OutputPlugin;
+    expect(() => plugin.serves!.contentType('a')).toThrow('plugin "srv" hook serves.contentType: kaput');
   });
 
   it('only plain names the pattern matches whole are servable, whatever the pattern allows', () => {
