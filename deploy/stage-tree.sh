@@ -46,3 +46,4 @@ fi
 rm -rf "$DEST/node_modules"
 cp -a "$ROOT/node_modules" "$DEST/node_modules"
 (cd "$DEST" && npm prune --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
+find "$DEST/node_modules" -mindepth 1 -type d -empty -delete

@@ -80,7 +80,7 @@ else
   mmdebstrap --variant=minbase --include="$PACKAGES" "${SLIM[@]}" bookworm "$ROOTFS" "${SOURCES[@]}"
   # What the Containerfile does after its apt-get install.
   cp "$CONTEXT/node" "$ROOTFS/usr/local/bin/node"
-  chroot "$ROOTFS" sh -c 'groupadd --system encoderd && useradd --system --gid encoderd --groups video,audio --home-dir /data --no-create-home --shell /usr/sbin/nologin encoderd && mkdir -p /data && chown encoderd:encoderd /data && chmod 0700 /data'
+  chroot "$ROOTFS" sh -c 'groupadd --system --gid 10001 encoderd && useradd --system --uid 10001 --gid encoderd --groups video,audio --home-dir /data --no-create-home --shell /usr/sbin/nologin encoderd && mkdir -p /data && chown encoderd:encoderd /data && chmod 0700 /data'
   cp -a "$CONTEXT/encoderd" "$ROOTFS/opt/encoderd"
   rm -rf "$ROOTFS/var/lib/apt/lists/"* "$ROOTFS/var/cache/apt/"*.bin
   log "root file system: $(du -sm "$ROOTFS" | cut -f1) MB, made in $(elapsed)"
