@@ -599,7 +599,7 @@ export class PipelineManager {
       const store: StoreMeta = { auto_start: meta.auto_start ?? false, description: meta.description ?? '' };
       this.store.write(STORE, id, { definition: e.def, ...store, stored_at: new Date().toISOString() } satisfies StoredPipeline);
       e.store = store;
-      return this.view(e);
+      return this.storeChanged(e);
     });
   }
 
@@ -631,7 +631,7 @@ export class PipelineManager {
       };
       this.store.write(STORE, id, { ...stored, ...meta, definition } satisfies StoredPipeline);
       e.store = meta;
-      return this.view(e);
+      return this.storeChanged(e);
     });
   }
 
@@ -642,8 +642,15 @@ export class PipelineManager {
       if (!e.store) throw new ApiError('PIPELINE_NOT_PERSISTED', `pipeline "${id}" is not in storage`);
       this.store.remove(STORE, id);
       e.store = null;
-      return this.view(e);
+      return this.storeChanged(e);
     });
+  }
+
+  /** persisted, auto_start and description are in the pipeline object: watchers are told (docs/api.md, "Status stream"). */
+  private storeChanged(e: Entry): PipelineView {
+    const view = this.view(e);
+    this.events.emit({ type: 'status', id: e.def.id, pipeline: view });
+    return view;
   }
 
   /** Brings back stored pipelines after a restart; auto_start ones start playing. */
