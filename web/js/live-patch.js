@@ -26,8 +26,7 @@ export function encodingPatchForm(getPipeline) {
     const encoding = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => p.encoding?.[k] !== v));
     await submitting(form, async () => {
       if (!Object.keys(encoding).length) throw new Error('nothing changed');
-      const next = await api('PATCH', pipelinePath(p.id), { encoding });
-      fill(form, next);
+      await api('PATCH', pipelinePath(p.id), { encoding });
       showMessage(`${p.id}: encoding changed`, 'note');
     });
   });
