@@ -98,7 +98,7 @@ if [ "$MODE" = podman ]; then
   # shellcheck disable=SC2086
   podman run ${PODMAN_RUN_ARGS:-} -d --name "$NAME" --network host -e ENCODERD_PORT="$PORT" -e ENCODERD_WEB_PORT=0 -e ENCODERD_HOST=127.0.0.1 "$TAG" >/dev/null
   healthy() { podman healthcheck run "$NAME" >/dev/null 2>&1; }
-  stop_service() { podman stop -t 60 "$NAME" >/dev/null; podman inspect --format '{{.State.ExitCode}}' "$NAME"; }
+  stop_service() { podman stop -t 60 "$NAME" >/dev/null; code=$(podman inspect --format '{{.State.ExitCode}}' "$NAME"); }
   fetch_output() { podman cp "$NAME:/data/smoke.ts" "$OUT"; }
   cleanup() { podman logs "$NAME" >"$WORK/smoke.log" 2>&1 || true; podman rm -f "$NAME" >/dev/null 2>&1 || true; }
 else
@@ -113,15 +113,17 @@ else
   ' sh "$ROOTFS" node /opt/encoderd/bin/encoderd --port "$PORT" --web-port 0 --host 127.0.0.1 >"$WORK/smoke.log" 2>&1 &
   PID=$!
   healthy() { [ "$(api GET /svc/healthz -o /dev/null -w '%{http_code}')" = 200 ]; }
-  stop_service() { kill -TERM "$PID"; local rc=0; wait "$PID" || rc=$?; echo "$rc"; }
+  # The service is unshare's child (sh, chroot and env exec into it): SIGTERM to it, as podman stop would send.
+  stop_service() { kill -TERM "$(pgrep -P "$PID")"; code=0; wait "$PID" || code=$?; }
   fetch_output() { cp "$ROOTFS/data/smoke.ts" "$OUT"; }
   cleanup() { kill -KILL "$PID" 2>/dev/null || true; }
 fi
 trap cleanup EXIT
 
+started=$(date +%s)
 for _ in $(seq 1 90); do healthy && break; sleep 1; done
 healthy || { log "never healthy"; exit 1; }
-log "healthy after $(elapsed)"
+log "healthy $(( $(date +%s) - started ))s after the start"
 api POST /svc/pipeline -H 'content-type: application/json' -o /dev/null -w '%{http_code}\n' -d '{
   "id": "smoke", "mode": "simple", "source": {"uri": "test://ball"},
   "encoding": {"codec": "h264", "bitrate": 800, "width": 640, "height": 360, "fps": 30},
@@ -132,9 +134,10 @@ state=$(api GET /svc/pipeline/smoke | node -e "let s='';process.stdin.on('data',
 log "pipeline after 5 s: $state"
 api PUT /svc/pipeline/smoke/stop -o /dev/null -w '%{http_code}\n' >&2
 fetch_output
-code=$(stop_service)
+stop_service
 log "exit code after SIGTERM: $code"
-probe=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$OUT")
+# An MPEG-TS lists its streams twice (programs and streams): the first line is the video stream.
+probe=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$OUT" | head -n1)
 log "output $(stat -c %s "$OUT") bytes; ffprobe: $probe"
 log "done in $(elapsed)"
 [ "$code" = 0 ] && [[ $probe == h264,640,360,* ]]
