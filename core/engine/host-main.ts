@@ -29,6 +29,11 @@ let klvPacer: KlvPacer | null = null;
 let sampler: StatsSampler | null = null;
 /** The running pipeline's transports (core/sdk/transport.ts): their errors are reported with the plugin's context. */
 let transports: SideTransport[] = [];
+let transportFailed = false;
+/** Called at the run's first transport error (a failed start waits a moment for one: see play()). */
+let onTransportError: (() => void) | null = null;
+/** How long a failed start of a pipeline with a transport waits for the transport's own error. */
+const TRANSPORT_ERROR_GRACE_MS = 500;
 const COMPANION_TIMEOUT_MS = 15000;
 
 function send(msg: object): void {
@@ -52,7 +57,12 @@ function onBus(msg: BusMessage): void {
       break;
     case 'error': {
       const message = errorMessage(transports, msg);
-      lastError = message;
+      // A transport's failure causes what follows it (a typefind left without data): it stays the run's error.
+      if (!transportFailed) lastError = message;
+      if (!transportFailed && transports.some((t) => t.element === msg.source)) {
+        transportFailed = true;
+        onTransportError?.();
+      }
       emit({ event: 'error', message, source: msg.source, debug: msg.debug });
       break;
     }
@@ -70,6 +80,18 @@ function onBus(msg: BusMessage): void {
       emit({ event: 'element', source: msg.source, name: msg.name, fields: msg.fields });
       break;
   }
+}
+
+function transportErrorWithin(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      onTransportError = null;
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    onTransportError = done;
+  });
 }
 
 /** An error's message: a transport's with the context its plugin declared. */
@@ -123,6 +145,7 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
   teardown();
   lastError = null;
   transports = cmd.meters?.transports ?? [];
+  transportFailed = false;
   try {
     // Companions first: they feed the main pipeline (or the on-demand media) from the start.
     for (const [i, description] of (cmd.companions ?? []).entries()) await startCompanion(description, i);
@@ -151,6 +174,9 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     return { state };
   } catch (err) {
     const e = err as Error & { code?: string };
+    // A transport's error can come just after the failure it caused (an SRT source's "Incorrect passphrase" is
+    // said only there), and teardown() would drop it: wait a moment for it.
+    if (transports.length && !transportFailed) await transportErrorWithin(TRANSPORT_ERROR_GRACE_MS);
     const why = lastError ? `${e.message}: ${lastError}` : e.message;
     teardown();
     throw new HostError(e.code ?? 'NG_ERR_STATE', why);
