@@ -265,6 +265,44 @@ describe.skipIf(!haveChromium)('operator console: pipelines', () => {
     await page.locator('#pipeline-grid .pipeline-card[data-id=adv]').waitFor({ state: 'detached' });
   });
 
+  it('previews an hls:// pipeline in a <video> that plays at the configured width', async () => {
+    const r = await svc.api('POST', '/svc/pipeline', { id: 'hlscam', mode: 'simple', source: { uri: 'test://smpte' },
+      encoding: { codec: 'h264', bitrate: 300, width: 320, height: 240, fps: 15 }, output: { uri: 'hls://' } });
+    expect(r.status, r.text).toBe(201);
+    await goto(page, '#/pipelines');
+    const card = page.locator('#pipeline-grid .pipeline-card[data-id=hlscam]');
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 15000 }).toBe('playing');
+    await card.locator('[data-action=preview]').click();
+    const video = page.locator('dialog.preview video');
+    await video.waitFor({ timeout: 10000 });
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 20000, interval: 250 }).toBeGreaterThan(0);
+    const t0 = await video.evaluate((v: HTMLVideoElement) => v.currentTime);
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 10000, interval: 250 }).toBeGreaterThan(t0 + 1);
+    expect(await video.evaluate((v: HTMLVideoElement) => [v.videoWidth, v.videoHeight])).toEqual([320, 240]);
+    await screenshot(page, 'desktop-preview');
+    await page.locator('dialog.preview [data-action=close-preview]').click();
+    await page.locator('dialog.preview').waitFor({ state: 'detached' });
+    expect((await svc.api('DELETE', '/svc/pipeline/hlscam?delete_persisted=true')).status).toBe(409);
+    await svc.api('PUT', '/svc/pipeline/hlscam/stop');
+    expect((await svc.api('DELETE', '/svc/pipeline/hlscam')).status).toBe(204);
+  });
+
+  it('previews a local RTSP output through a companion hls:// pipeline that is deleted when the player closes', async () => {
+    await goto(page, '#/pipeline/cam');
+    await page.locator('.pipeline-card.detail [data-action=preview]').click();
+    const dialog = page.locator('dialog.preview');
+    expect(await dialog.locator('[role=status]').textContent()).toMatch(/cam-preview/);
+    await dialog.locator('[data-action=start-companion]').click();
+    const video = dialog.locator('video');
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime).catch(() => 0), { timeout: 30000, interval: 250 }).toBeGreaterThan(0);
+    expect(await video.evaluate((v: HTMLVideoElement) => v.videoWidth)).toBe(320);
+    const companion = (await svc.api('GET', '/svc/pipeline/cam-preview')).body;
+    expect(companion).toMatchObject({ state: 'playing', source: { uri: `rtsp://127.0.0.1:${rtspPort}/cam` }, output: { uri: 'hls://?segment=1&playlist_length=3' } });
+    expect(companion.encoding).toBeUndefined();
+    await dialog.locator('[data-action=close-preview]').click();
+    await expect.poll(async () => (await svc.api('GET', '/svc/pipeline/cam-preview')).status, { timeout: 15000 }).toBe(404);
+  });
+
   it('is quiet when idle: over 10 s only the open event stream and the thumbnails, no list polling', async () => {
     await goto(page, '#/pipelines');
     const requests: string[] = [];

@@ -41,6 +41,17 @@ export function companionBody(p) {
 
 const isHls = (p) => /^hls:/.test(p.output?.uri ?? '');
 
+// hls.js does not retry a playlist that answers 404, which it does until the first segment is written: wait for one.
+async function waitPlaylist(id, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const res = await fetch(`/api${pipelinePath(id)}/hls/index.m3u8`, { headers: authHeaders(), cache: 'no-store' }).catch(() => null);
+    if (res?.ok && (await res.text()).includes('#EXTINF')) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${id} has written no HLS segment yet`);
+}
+
 async function waitPlaying(id, ms) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -83,8 +94,8 @@ export function openPreview(p) {
   });
 
   async function play(id) {
-    status.textContent = 'loading the player…';
-    const Hls = await loadHls();
+    status.textContent = 'waiting for the first segment…';
+    const [Hls] = await Promise.all([loadHls(), waitPlaylist(id, 20000)]);
     if (!Hls.isSupported()) throw new Error('this browser cannot play HLS (no Media Source Extensions)');
     body.append(video);
     hls = new Hls({
