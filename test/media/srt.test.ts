@@ -1,4 +1,4 @@
-// SRT output and source through the real service over HTTPS, against real peers on 127.0.0.1: ffprobe and
+// SRT output and source through the real service over HTTPS, against real peers on 127.0.0.1: ffprobe (video and KLV) and
 // gst-launch-1.0 srtsrc reading a listener output, gst-launch srtsrc listeners taking a caller output (started
 // before it and after it), another encoderd pipeline's listener output as a source (re-encoded, and passed
 // through), passphrase mismatches as the operator sees them, SRT's own figures in stats.transport, and refusals.
@@ -72,10 +72,10 @@ async function listener(port: number, tail: string, query = ''): Promise<Receive
   return rx;
 }
 
-async function ffprobe(uri: string): Promise<{ codec_name: string; width: number; height: number }> {
-  const r = await run('ffprobe', ['-v', 'quiet', '-show_entries', 'stream=codec_name,width,height', '-of', 'json', uri], { timeoutMs: 20000 });
+async function ffprobe(uri: string): Promise<Array<{ codec_name: string; codec_type: string; width?: number; height?: number }>> {
+  const r = await run('ffprobe', ['-v', 'quiet', '-analyzeduration', '2500000', '-show_entries', 'stream=codec_name,codec_type,width,height', '-of', 'json', uri], { timeoutMs: 20000 });
   expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { streams: Array<{ codec_name: string; width: number; height: number }> }).streams[0];
+  return (JSON.parse(r.stdout) as { streams: Array<{ codec_name: string; codec_type: string; width?: number; height?: number }> }).streams;
 }
 
 /** Whether the engine host of pipeline id has an encoder library mapped (GStreamer loads a plugin's .so on first use). */
@@ -94,8 +94,10 @@ describe('an SRT listener output', () => {
   });
   afterAll(async () => remove('srt-listen'));
 
-  it('is read by ffprobe', async () => {
-    expect(await ffprobe(`srt://127.0.0.1:${port}`)).toMatchObject({ codec_name: 'h264', width: FRAME.width, height: FRAME.height });
+  it('is read by ffprobe: the video, and the KLV stream MPEG-TS carries beside it', async () => {
+    const streams = await ffprobe(`srt://127.0.0.1:${port}`);
+    expect(streams.find((s) => s.codec_type === 'video')).toMatchObject({ codec_name: 'h264', width: FRAME.width, height: FRAME.height });
+    expect(streams.find((s) => s.codec_type === 'data')).toMatchObject({ codec_name: 'klv' });
   });
 
   it('is decoded by gst-launch-1.0 srtsrc', async () => {
