@@ -14,8 +14,8 @@ export function points(values, windowN, max) {
 }
 
 export function graph(label) {
-  const line = svg('polyline', { fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5, points: '' });
-  const el = svg('svg', { class: 'graph', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label }, svg('title', {}, label), line);
+  const line = svg('polyline', { fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5, 'vector-effect': 'non-scaling-stroke', points: '' });
+  const el = svg('svg', { class: 'graph', viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', width: W, height: H, role: 'img', 'aria-label': label }, svg('title', {}, label), line);
   return {
     el,
     /** values: oldest first; windowN: samples the graph spans; floor: the least top of the scale. */

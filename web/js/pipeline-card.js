@@ -26,7 +26,7 @@ export function playStop(p) {
 }
 
 function stat(label, valueEl, extra) {
-  return h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, extra ?? '', valueEl));
+  return h('div', { class: extra ? 'stat wide' : 'stat' }, h('dt', {}, label), h('dd', {}, valueEl, extra ?? ''));
 }
 
 export function pipelineCard(initial, { detail = false } = {}) {
