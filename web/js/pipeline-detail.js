@@ -46,12 +46,12 @@ function framegrabSection(getPipeline, files) {
   };
 }
 
-function editSection(getPipeline, onSaved) {
+function editSection(getPipeline) {
   const holder = h('div');
   const note = h('p', { class: 'muted' });
   const open = h('button', { type: 'button', 'data-action': 'edit' }, 'Edit definition');
   open.addEventListener('click', () => {
-    holder.replaceChildren(pipelineForm({ editing: getPipeline(), onDone: (saved) => { holder.replaceChildren(); open.hidden = false; if (saved) onSaved(saved); } }));
+    holder.replaceChildren(pipelineForm({ editing: getPipeline(), onDone: () => { holder.replaceChildren(); open.hidden = false; } }));
     open.hidden = true;
     holder.querySelector('select, input')?.focus();
   });
@@ -95,7 +95,7 @@ export function pipelineDetail(root, id) {
   const framegrabs = framegrabSection(getPipeline, files);
   const klv = klvPanel(getPipeline);
   const storage = storagePanel(getPipeline);
-  const edit = editSection(getPipeline, () => {});
+  const edit = editSection(getPipeline);
   const patchable = p.mode !== 'advanced' && p.encoding;
   root.replaceChildren(
     h('p', { class: 'crumbs' }, h('a', { href: '#/pipelines' }, '← All pipelines')),
