@@ -91,6 +91,8 @@ describe.skipIf(!haveChromium)('operator console: pipelines', () => {
     expect(await fieldError(page, form, 'audio.volume').textContent()).toBe('audio.volume must be between 0.0 and 2.0');
     expect(await page.locator(`${form} [name="encoding.bitrate"]`).getAttribute('aria-invalid')).toBe('true');
     await screenshot(page, 'desktop-form-errors');
+    // Every control of the form has its label (for/id), so a screen reader names it and a click on the label focuses it.
+    expect(await page.locator(form).evaluate((f: HTMLFormElement) => [...f.elements].filter((el) => (el as HTMLInputElement).name && !(el as HTMLInputElement).labels?.length).map((el) => (el as HTMLInputElement).name))).toEqual([]);
     expect((await svc.api('GET', '/svc/pipeline/bad')).status).toBe(404);
   });
 
@@ -253,13 +255,15 @@ describe.skipIf(!haveChromium)('operator console: pipelines', () => {
     await expect.poll(async () => (await svc.api('GET', '/svc/pipeline/cam')).body.persisted).toBe(false);
   });
 
-  it('deletes a pipeline after asking once', async () => {
+  it('deletes a pipeline after asking once, from the keyboard', async () => {
     await goto(page, '#/pipeline/adv');
+    // From the keyboard: Enter arms the button, Enter again deletes.
     const del = page.locator('[data-section=delete] [data-action=delete]');
-    await del.click();
-    expect(await del.textContent()).toBe('Confirm: delete pipeline');
+    await del.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => del.textContent()).toBe('Confirm: delete pipeline');
     expect((await svc.api('GET', '/svc/pipeline/adv')).status).toBe(200);
-    await del.click();
+    await page.keyboard.press('Enter');
     await expect.poll(async () => (await svc.api('GET', '/svc/pipeline/adv')).status).toBe(404);
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/pipelines');
     await page.locator('#pipeline-grid .pipeline-card[data-id=adv]').waitFor({ state: 'detached' });
