@@ -56,8 +56,8 @@ export function parseCards(text: string): Map<number, string> {
     const m = /^\s*(\d+)\s+\[([^\]]*)\]:\s*(.*)$/.exec(line);
     if (!m) continue;
     const rest = m[3];
-    const dash = rest.indexOf(' - ');
-    const name = (dash >= 0 ? rest.slice(dash + 3) : rest).trim() || m[2].trim();
+    const sep = rest.indexOf(' - ');
+    const name = (sep >= 0 ? rest.slice(sep + 3) : rest).trim() || m[2].trim();
     out.set(Number(m[1]), name);
   }
   return out;

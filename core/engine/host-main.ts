@@ -174,7 +174,7 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     return { state };
   } catch (err) {
     const e = err as Error & { code?: string };
-    // A transport's error can come just after the failure it caused (an SRT source's "Incorrect passphrase" is
+    // A transport's error can come just after the failure it caused (a secure transport's "Incorrect passphrase" is
     // said only there), and teardown() would drop it: wait a moment for it.
     if (transports.length && !transportFailed) await transportErrorWithin(TRANSPORT_ERROR_GRACE_MS);
     const why = lastError ? `${e.message}: ${lastError}` : e.message;

@@ -145,7 +145,7 @@ export const PIPELINE_FAMILIES: ReadonlyArray<FamilySpec<PipelineMetricsRow>> = 
   // the core cannot know them beforehand. Totals are since the connection began, so they are gauges, not counters.
   {
     name: 'encoderd_pipeline_transport', kind: 'gauge', labelNames: [...LABELS, 'side', 'figure'],
-    help: 'What the source\'s or output\'s network transport reports about its connection (SRT: rtt_ms, packets_lost, packets_retransmitted, send_rate_kbps, …), as its plugin names it; the unit is in the name.',
+    help: 'What the source\'s or output\'s network transport reports about its connection (rtt_ms, packets_lost, send_rate_kbps, …), as its plugin names it; the unit is in the name.',
     series: perTransportFigure,
   },
   {

@@ -52,7 +52,7 @@ export interface PipelineStats {
   /** Local RTSP output only: clients connected now. */
   rtsp_clients?: number;
   /**
-   * What the output's and the source's network transports report about their connections (an SRT socket's round
+   * What the output's and the source's network transports report about their connections (a transport socket's round
    * trip, lost and retransmitted packets, rate), figures named by their plugins (core/sdk/transport.ts); absent where
    * neither declares any, and a figure the element does not report yet is left out.
    */

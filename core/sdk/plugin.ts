@@ -48,7 +48,7 @@ export interface SourcePlugin extends PluginBase {
   mayCarryAudio: boolean;
   claims(source: SourceSpec): Claim[];
   /**
-   * The secrets inside a URI this plugin accepts (an SRT passphrase, an RTMP stream key): each returned substring of
+   * The secrets inside a URI this plugin accepts (a transport's passphrase, a push output's stream key): each returned substring of
    * uri is sealed at rest, shown as "***" in every response and never written to a log. Absent: none.
    */
   secrets?(uri: string): string[];
@@ -95,7 +95,7 @@ export interface OutputPlugin extends PluginBase {
   validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
   claims(output: OutputSpec): Claim[];
   /**
-   * The secrets inside a URI this plugin accepts (an SRT passphrase, an RTMP stream key): each returned substring of
+   * The secrets inside a URI this plugin accepts (a transport's passphrase, a push output's stream key): each returned substring of
    * uri is sealed at rest, shown as "***" in every response and never written to a log. Absent: none.
    */
   secrets?(uri: string): string[];
@@ -111,8 +111,10 @@ export interface OutputPlugin extends PluginBase {
    * A problem the data plane cannot see, asked once a second while the pipeline plays (a recording's file deleted or
    * its directory removed: the filesink keeps writing into a file nobody can reach). A message means the output is
    * lost: the pipeline reports it and recovers as from a lost source (docs/api.md, "Health"). Absent: never.
+   * `outputDir` is the pipeline's own output directory (ComposeContext.outputDir) when it has one: an output whose
+   * element never deletes what it writes there (a segmenter without a file limit) trims it here.
    */
-  check?(output: OutputSpec): string | null;
+  check?(output: OutputSpec, outputDir?: string): string | null;
   /**
    * Files this output writes into its pipeline's `ctx.outputDir` that the service serves, under the API's
    * authentication, at `GET /svc/pipeline/{id}/{path}/{file}` (docs/plugins.md, "Serving files"). Absent: none.

@@ -1,7 +1,7 @@
 /**
  * Rules shared by outputs that send one multiplexed stream over a network transport (UDP, TCP): H.264/H.265 go as
  * MPEG-TS, which carries KLV but has no Codec2 mapping; a codec with no MPEG-TS mapping (AV1) goes as an RTP
- * bundle, which carries Codec2 (spec create rule 4). A transport that carries MPEG-TS only (SRT) has no bundle to
+ * bundle, which carries Codec2 (spec create rule 4). A transport that carries MPEG-TS only has no bundle to
  * fall back on: the same rule refuses both there.
  */
 import type { PipelineView } from './plugin';
@@ -25,7 +25,7 @@ export function streamOutputErrors(_transport: string, pipeline: PipelineView, c
 }
 
 /**
- * The messages of a transport output that carries MPEG-TS only (`transport` names it, e.g. `SRT`): a codec with no
+ * The messages of a transport output that carries MPEG-TS only (`transport` names it, as its messages should): a codec with no
  * MPEG-TS mapping is refused, and so is audio, for MPEG-TS has no Codec2 mapping. A passed-through stream (codec
  * null) is accepted here and checked again with its probed codec.
  */

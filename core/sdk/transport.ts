@@ -1,5 +1,5 @@
 /**
- * A network transport element a source or output puts in its fragment (an SRT socket, say), declared so that the
+ * A network transport element a source or output puts in its fragment (a secure transport's socket, say), declared so that the
  * engine host can report on the connection it keeps: the figures the element keeps in a GstStructure property land
  * in the pipeline's `stats.transport` once a second, and its errors reach the operator with the plugin's context.
  * Declarative on purpose: the engine host runs the pipeline in another process, where plugin code does not run.
@@ -11,7 +11,7 @@ export interface Transport {
   element: string;
   /**
    * Put in front of each error the element posts: which connection failed and what usually causes it, e.g.
-   * `SRT source (caller to 10.0.0.5:9000)`. When GStreamer's message is generic ("Could not read from resource.")
+   * `<protocol> source (caller to 10.0.0.5:9000)`. When GStreamer's message is generic ("Could not read from resource.")
    * and the element gave its own reason, the reason is reported instead.
    */
   errorContext?: string;

@@ -95,7 +95,7 @@ export interface SourceFragment {
    * or is a source of its own (e.g. interaudiosrc fed by the companion). A stream without audio leaves it silent.
    */
   audio?: string;
-  /** The network element that receives the stream (an SRT socket): its figures and errors (core/sdk/transport.ts). */
+  /** The network element that receives the stream (a transport's socket): its figures and errors (core/sdk/transport.ts). */
   transport?: Transport;
 }
 
@@ -145,7 +145,7 @@ export interface OutputFragment {
   finaliseWithEos?: boolean;
   /** An SDP that describes the output, when it is RTP. */
   sdp?: string;
-  /** The network element that sends the stream (an SRT socket): its figures and errors (core/sdk/transport.ts). */
+  /** The network element that sends the stream (a transport's socket): its figures and errors (core/sdk/transport.ts). */
   transport?: Transport;
 }
 

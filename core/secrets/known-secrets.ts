@@ -1,6 +1,6 @@
 /**
- * The secrets inside the URIs of the pipelines this process holds (SourcePlugin/OutputPlugin.secrets: an SRT
- * passphrase, an RTMP stream key), so that text we did not write ourselves — a GStreamer error that echoes an
+ * The secrets inside the URIs of the pipelines this process holds (SourcePlugin/OutputPlugin.secrets: a
+ * transport's passphrase, a push output's stream key), so that text we did not write ourselves — a GStreamer error that echoes an
  * element's location, a host's start failure — can be masked before it is logged or answered. Process-wide on
  * purpose: the logger is created before any registry, and every child logger must mask the same set.
  */

@@ -2,7 +2,7 @@
  * Credentials inside URIs (`rtsp://user:pass@camera/…`, also inside an advanced description) must not sit in
  * plaintext in stored documents. Before a document is stored, every string that carries `user:pass@` is replaced
  * by `{$sealed: …}`; reading opens them again. So is every string the store's predicate calls secret: the service's
- * seals a URI with secrets its plugin reports (an SRT passphrase, an RTMP stream key; core/secrets/uri-secrets.ts).
+ * seals a URI with secrets its plugin reports (a transport's passphrase, a push output's stream key; core/secrets/uri-secrets.ts).
  * Everything else stays readable, so an operator can still inspect a stored pipeline.
  */
 import type { Store } from '../store/json-store';

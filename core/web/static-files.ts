@@ -3,9 +3,10 @@
  * on its own), then a small sender. No directory listings, no dotfiles, no way out of the root: a path whose
  * decoded segments contain `..`, `.`-files, a backslash or a NUL is refused before the file system is asked.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
+import { projectRoot as projectRootDir } from '../paths';
 
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -60,11 +61,12 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * Files from npm packages the SPA uses, each named one by one (never a folder of node_modules): request path →
- * path under the project root. The preview player is hls.js (docs/web.md, "Preview").
+ * path under the project root. The SPA owns the list (web/vendor.json; docs/web.md, "Preview"), so the core names
+ * no player of its own.
  */
-export const VENDOR_FILES: Readonly<Record<string, string>> = {
-  '/vendor/hls.min.js': 'node_modules/hls.js/dist/hls.min.js',
-};
+export const VENDOR_FILES: Readonly<Record<string, string>> = Object.freeze(
+  JSON.parse(readFileSync(join(projectRootDir, 'web/vendor.json'), 'utf8')) as Record<string, string>,
+);
 
 /** Pure: the vendor file a request path names under projectRoot, or null. The query string is ignored. */
 export function resolveVendorPath(projectRoot: string, rawUrl: string): string | null {
