@@ -355,7 +355,7 @@ export class PipelineManager {
   /** Asks a playing pipeline's output plugin for a problem the data plane cannot see (OutputPlugin.check). */
   private checkOutput(e: Entry): void {
     if (e.state !== 'playing' || e.stopping || e.def.on_demand || !e.def.output || e.def.mode === 'advanced') return;
-    const problem = this.registry.output(e.def.output.uri)?.check?.(e.def.output);
+    const problem = this.registry.output(e.def.output.uri)?.check?.(e.def.output, this.outputDir(e));
     if (problem) {
       this.log.warn({ pipeline: e.def.id, err: problem }, 'output lost');
       this.interrupted(e, problem, false);
