@@ -7,7 +7,7 @@
 import { resolve as resolvePath } from 'node:path';
 import type { ElementInfo } from '../../native';
 import type { PluginRegistry } from '../plugins/registry';
-import { isMulticast, type Claim, type CodecPlugin } from '../sdk';
+import { isMulticast, resolvedFilePath, type Claim, type CodecPlugin } from '../sdk';
 import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './compose';
 import { expandMacros, resolveMacros, type ResolvedMacro } from './macros';
 import type { PipelineDefinition } from './model';
@@ -111,7 +111,7 @@ export function claimsFromElements(elements: readonly ElementInfo[]): Claim[] {
       case 'splitmuxsink':
         if (p.location) {
           const path = resolvePath(p.location);
-          claims.push({ resource: 'file', key: path, label: `output file ${path}` });
+          claims.push({ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` });
         }
         break;
       case 'v4l2src':

@@ -117,7 +117,7 @@ const inputSchema = {
 };
 
 /** Response-only fields a client may echo back from a GET; accepted and ignored. */
-const RESPONSE_ONLY = ['state', 'started_by', 'persisted', 'klv', 'last_error', 'auto_start', 'description', 'health', 'health_reason', 'stats'];
+const RESPONSE_ONLY = ['state', 'started_by', 'persisted', 'klv', 'framegrab', 'last_error', 'auto_start', 'description', 'health', 'health_reason', 'stats'];
 
 export function pipelineSchema(codecs: string[]) {
   return {

@@ -7,3 +7,4 @@ export * from './sdp';
 export * from './transport';
 export * from './types';
 export * from './uri';
+export * from './file-key';

@@ -3,7 +3,7 @@
  * are rate-limited per client IP as the spec's Limits table says: 60 and 10 per minute.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors/catalogue';
+import { ApiError, validationError } from '../../errors/catalogue';
 import type { FramegrabStore } from '../../framegrabs/store';
 import type { PipelineManager } from '../../pipeline/manager';
 import { LIMITS, rateLimit, RateLimiter } from '../rate-limit';
@@ -34,7 +34,15 @@ function notFound(file: string): ApiError {
 }
 
 export function framegrabRoutes(app: FastifyInstance, manager: PipelineManager, store: FramegrabStore, keyOf: (req: FastifyRequest) => string): void {
-  app.put('/svc/pipeline/:id/framegrab/start', { schema: { params: idParams, body: startBody } }, async (req) => {
+  app.put('/svc/pipeline/:id/framegrab/start', {
+    schema: { params: idParams, body: startBody },
+    // Before validation: Ajv's type coercion would turn 0, false and "" into null. Only no body, null or an object.
+    preValidation: async (req) => {
+      if (req.body !== undefined && req.body !== null && (typeof req.body !== 'object' || Array.isArray(req.body))) {
+        throw validationError(['body must be an object (or empty)']);
+      }
+    },
+  }, async (req) => {
     const body = { ...FRAMEGRAB_DEFAULTS, ...(req.body as { interval_seconds?: number; quality?: number } | null) };
     return manager.framegrabStart((req.params as { id: string }).id, body);
   });

@@ -4,7 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { definePlugin, element, extension, filePath, type OutputPlugin } from '../../../core/sdk';
+import { definePlugin, element, extension, filePath, resolvedFilePath, type OutputPlugin } from '../../../core/sdk';
 
 const CONTAINERS: Record<string, { container: string; muxer: (name: string) => string }> = {
   ts: { container: 'mpegts', muxer: (name) => element('mpegtsmux', { name }) },
@@ -45,7 +45,7 @@ export default definePlugin<OutputPlugin>({
   },
   claims(output) {
     const path = filePath(output.uri) ?? output.uri;
-    return [{ resource: 'file', key: path, label: `output file ${path}` }];
+    return [{ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` }];
   },
   // The filesink holds the file open: deleted, or its directory removed, it keeps writing where nobody can read.
   check(output) {
