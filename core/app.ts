@@ -15,7 +15,7 @@ import { authGuard } from './auth/guard';
 import { Sessions } from './auth/sessions';
 import { loadOrCreateTokenKey } from './auth/token-key';
 import type { Config } from './config/schema';
-import { processHostFactory, type EngineHostFactory } from './engine/host-process';
+import { hostFactory, PRLIMIT, type EngineHostFactory } from './engine/host-process';
 import { loadNative } from './engine/native';
 import { createDevices } from './devices';
 import { PipelineEvents } from './events/pipeline-events';
@@ -88,7 +88,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
     log.info({ plugin: plugin.name, kind: plugin.kind, version: plugin.version, dir }, 'vendor plugin loaded');
   }
   container.register(TOKENS.PluginRegistry, { useValue: registry });
-  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? processHostFactory });
+  if (config.hostMemoryMaxMb && !PRLIMIT) log.warn('prlimit (util-linux) is not installed: engine hosts run without a memory ceiling');
+  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hostFactory({ memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024 }) });
   container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
   // No --licence at all is the unrestricted default; a configured one that fails to verify grants nothing.
   const licence = config.licence ? loadLicence(config.licence, config.licenceKey) : unrestricted;
@@ -122,6 +123,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
         restartBaseMs: 500,
         restartMaxMs: 30_000,
         outputsDir,
+        maxTotalPixelRate: config.maxTotalPixelRate,
       },
       framegrabs,
     ),

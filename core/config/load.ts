@@ -8,7 +8,7 @@ import { SchemaValidator } from '../validation/validator';
 import { configSchema, OPTION_NAMES, type Config } from './schema';
 
 const validator = new SchemaValidator<Config>(configSchema);
-const NUMERIC = new Set(['port', 'webPort', 'explorerPort', 'startTimeoutMs', 'stopTimeoutMs', 'bodyLimit', 'sseKeepaliveMs']);
+const NUMERIC = new Set(['port', 'webPort', 'explorerPort', 'startTimeoutMs', 'stopTimeoutMs', 'bodyLimit', 'sseKeepaliveMs', 'hostMemoryMaxMb', 'maxTotalPixelRate']);
 
 export class ConfigError extends Error {}
 

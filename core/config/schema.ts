@@ -1,4 +1,14 @@
 /** The service configuration: its schema is where the defaults live. */
+
+/**
+ * RLIMIT_AS of an engine host. Address space, not RSS: Node reserves about 1 GiB before any pipeline (it does not
+ * start under 768 MiB) and every GStreamer thread reserves its stack and malloc arena. The figure was measured
+ * (docs/operations.md, "Limits"): x265 at 1080p30 and quality 10 in a host peaks well below it; 16384×16384 x265
+ * (which the codec limits now refuse) would take 6.5 GB.
+ */
+const HOST_MEMORY_MAX_MB = 4096;
+/** Above any one pipeline the codec limits allow (1 069 547 520 for H.265 and AV1): only a sum is refused. */
+const MAX_TOTAL_PIXEL_RATE = 1_200_000_000;
 export interface Config {
   port: number;
   host: string;
@@ -20,6 +30,10 @@ export interface Config {
   sseKeepaliveMs: number;
   /** Where ALSA's proc files are read (audio device discovery); tests point it at fixture trees. */
   procAsoundRoot: string;
+  /** Each engine host's address-space ceiling in MiB (RLIMIT_AS; docs/operations.md, "Limits"); 0: none. */
+  hostMemoryMaxMb: number;
+  /** The most width × height × fps all playing encoding pipelines may add up to; a start beyond it is refused. 0: none. */
+  maxTotalPixelRate: number;
 }
 
 export const configSchema = {
@@ -43,6 +57,8 @@ export const configSchema = {
     bodyLimit: { type: 'integer', minimum: 1024, maximum: 16777216, default: 1048576 },
     sseKeepaliveMs: { type: 'integer', minimum: 100, maximum: 300000, default: 30000 },
     procAsoundRoot: { type: 'string', minLength: 1, default: '/proc/asound' },
+    hostMemoryMaxMb: { type: 'integer', minimum: 0, maximum: 1048576, default: HOST_MEMORY_MAX_MB },
+    maxTotalPixelRate: { type: 'integer', minimum: 0, default: MAX_TOTAL_PIXEL_RATE },
   },
 } as const;
 
@@ -52,4 +68,5 @@ export const OPTION_NAMES: Record<keyof Config, string> = {
   licence: 'licence', licenceKey: 'licence-key', pluginsDir: 'plugins-dir', logLevel: 'log-level',
   tlsCert: 'tls-cert', tlsKey: 'tls-key', trustedProxies: 'trusted-proxies', startTimeoutMs: 'start-timeout-ms',
   stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', sseKeepaliveMs: 'sse-keepalive-ms', procAsoundRoot: 'proc-asound-root',
+  hostMemoryMaxMb: 'host-memory-max-mb', maxTotalPixelRate: 'max-total-pixel-rate',
 };

@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { engineHostScript } from '../paths';
 import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './protocol';
 import { isReply } from './protocol';
@@ -40,7 +41,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
 
   constructor(
     private readonly pipelineId: string,
-    private readonly opts: { startTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+    private readonly opts: { startTimeoutMs?: number; env?: NodeJS.ProcessEnv; memoryMaxBytes?: number } = {},
   ) {
     super();
   }
@@ -56,6 +57,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
   start(): Promise<void> {
     this.closing = false;
     const child = fork(engineHostScript, ['--pipeline', this.pipelineId], {
+      ...ceiling(this.opts.memoryMaxBytes),
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' },
@@ -134,4 +136,21 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
   }
 }
 
-export const processHostFactory: EngineHostFactory = (id) => new EngineHostProcess(id);
+/** Engine hosts with an address-space ceiling (RLIMIT_AS) of memoryMaxBytes each; 0 or absent: none. */
+export function hostFactory(opts: { memoryMaxBytes?: number }): EngineHostFactory {
+  return (id) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes });
+}
+
+/** util-linux's prlimit, where it is: Node cannot set a child's rlimits itself. */
+export const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? null;
+
+/**
+ * The fork options that start the host under prlimit: `prlimit --as=N node <execArgv> host-main.js`. prlimit sets
+ * the limit and execs Node, so the host keeps the pid, the IPC channel and the limit from its first instruction
+ * (a `prlimit --pid` after the fork would race the host's own start). Past the limit an allocation fails, and
+ * GStreamer (g_malloc) or V8 aborts: the host dies like any crash and is restarted with backoff.
+ */
+function ceiling(bytes: number | undefined): { execPath?: string; execArgv?: string[] } {
+  if (!bytes || !PRLIMIT) return {};
+  return { execPath: PRLIMIT, execArgv: [`--as=${bytes}`, '--', process.execPath, ...process.execArgv] };
+}

@@ -43,6 +43,8 @@ export interface ManagerOptions {
   restartMaxMs: number;
   /** `<data dir>/outputs`, where each pipeline with an output gets its own directory (ComposeContext.outputDir). */
   outputsDir?: string;
+  /** The admission figure: the most width × height × fps all playing encoding pipelines may add up to (0: none). */
+  maxTotalPixelRate?: number;
 }
 
 const STORE = 'pipelines';
@@ -129,23 +131,19 @@ export class PipelineManager {
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
     const planned = this.compose(def);
-    // An on-demand pipeline is a stream while its RTSP server listens: any viewer may start it (docs/api.md).
-    this.checkLicence(def.id, planned.features, true);
-    // A stored copy of this id outlives DELETE without delete_persisted: the new pipeline is in storage (docs/api.md).
-    const stored = this.storedMeta(def);
-    const e = this.newEntry(def, stored);
+    this.checkLicence(def.id, planned.features, !def.on_demand);
+    const e = this.newEntry(def, null);
     // Advanced pipelines are parsed by their own engine host now: a bad description answers 400 before anything is kept.
     const facts = await this.facts(e, def).catch(async (err) => {
       await this.discard(e);
-      // POST lists no 500 or 503: an engine that cannot check the description is a start that failed (docs/errors.md).
-      throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : startFailure(err, 'create');
+      throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
     });
     if (this.entries.has(def.id)) {
       await this.discard(e);
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
     try {
-      this.checkLicence(def.id, [...planned.features, ...facts.features], true);
+      this.checkLicence(def.id, [...planned.features, ...facts.features], !def.on_demand);
     } catch (err) {
       await this.discard(e);
       throw err;
@@ -156,13 +154,17 @@ export class PipelineManager {
       await this.discard(e);
       throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, def.id));
     }
+    const absent = this.validator.presenceProblems(def);
+    if (absent.length) {
+      await this.discard(e);
+      throw validationError(absent);
+    }
     this.entries.set(def.id, e);
     this.secrets.hold(def);
     this.events.emit({ type: 'status', id: def.id, pipeline: this.view(e) });
     await e.queue.run(async () => {
       await this.ensureHost(e).catch(() => undefined);
-      // POST lists 504 for a start that fails; an RTSP server that cannot listen is one (docs/errors.md).
-      if (def.on_demand) await this.serveOnDemand(e).catch((err) => { throw startFailure(err, 'create'); });
+      if (def.on_demand) await this.serveOnDemand(e);
       else {
         this.want(e, 'playing');
         await this.start(e, 'api', 'create');
@@ -184,15 +186,13 @@ export class PipelineManager {
       if (def.id !== id) throw validationError([`id must be "${id}", the pipeline being replaced`]);
       this.compose(def);
       await this.facts(e, def).catch((err) => {
-        if (err instanceof HostCommandError && err.code === 'NG_ERR_PARSE') throw validationError([`raw_pipeline: ${err.message}`]);
-        // PUT lists no engine failure; 503 says what happened, where a 500 would claim a defect (docs/errors.md).
-        throw err instanceof ApiError ? err : new ApiError('ENGINE_UNAVAILABLE', `the engine could not check raw_pipeline: ${maskSecrets((err as Error).message)}`);
+        throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
       });
+      const absent = this.validator.presenceProblems(def);
+      if (absent.length) throw validationError(absent);
       e.def = def;
-      if (e.def.on_demand && e.running) throw new ApiError('CONFLICT', `pipeline "${id}" is on demand and its RTSP server is listening; stop it first`);
       this.secrets.hold(def);
       e.klvSeen = false;
-      if (def.on_demand && e.store) throw validationError([`on_demand cannot be true: pipeline "${id}" is in storage, and only on_demand=false pipelines can be stored (DELETE /svc/pipeline/${id}/store first)`]);
       e.probedCodec = undefined;
       e.startFailure = null;
       this.events.emit({ type: 'status', id, pipeline: this.view(e) });
@@ -273,6 +273,7 @@ export class PipelineManager {
     // From here to take() nothing awaits: the licence count and the claim table are checked and taken as one step.
     let composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
     this.checkLicence(id, composed.features, true);
+    this.admit(e);
     const found = this.claims.take(id, facts.claims);
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, id));
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
@@ -402,7 +403,7 @@ export class PipelineManager {
   private async serveOnDemand(e: Entry): Promise<void> {
     if (e.running) return;
     let composed = this.compose(e.def, e.probedCodec);
-    this.checkLicence(e.def.id, composed.features, true);
+    this.checkLicence(e.def.id, composed.features, false);
     const found = this.claims.take(e.def.id, this.validator.claims(e.def));
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
     try {
@@ -415,8 +416,6 @@ export class PipelineManager {
     } catch (err) {
       this.claims.release(e.def.id);
       e.probedCodec = undefined;
-    // Set before the await, like start(): a concurrent start elsewhere counts this one against the stream limit.
-    e.running = composed;
       throw startFailure(err, 'play');
     }
   }
@@ -426,7 +425,6 @@ export class PipelineManager {
   patch(id: string, body: unknown): Promise<PipelineView> {
     const e = this.entry(id);
     const patch = this.validator.patchBody(body);
-      e.running = null;
     return e.queue.run(async () => {
       this.assertAlive(e, id);
       if (patch.encoding && e.def.mode === 'advanced') {
@@ -442,10 +440,6 @@ export class PipelineManager {
         // Live: the engine host's KLV pacer sends the new position at once (no rebuild, no interruption).
         if (e.state === 'playing' && e.running?.klvInjector && e.host?.alive) {
           await e.host.request({ op: 'klv', position: klvPosition(e.def) })
-      if (patch.encoding && e.def.on_demand && e.running) {
-        // PATCH lists 409 PIPELINE_CONFLICT (not CONFLICT) for an encoding patch the pipeline's kind refuses (docs/errors.md).
-        throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is on demand and its RTSP server is listening; stop it before patching its encoding`);
-      }
             .catch((err) => this.log.warn({ pipeline: id, err: (err as Error).message }, 'geolocation could not reach the KLV stream'));
         }
       }
@@ -458,6 +452,8 @@ export class PipelineManager {
     // Definitions are never changed in place (entry.ts), so the previous one can simply be kept.
     const previous = e.def;
     const next: PipelineDefinition = { ...e.def, encoding: { ...e.def.encoding!, ...change } };
+    const problems = this.validator.encodingProblems(next.encoding);
+    if (problems.length) throw validationError(problems);
     if (e.state !== 'playing' || !e.running) {
       this.compose(next);
       e.def = next;
@@ -469,12 +465,7 @@ export class PipelineManager {
     if (changed.every((k) => codec.liveParams.includes(k)) && e.running.encoderElement) {
       const element = e.running.encoderElement;
       const changes = changed.flatMap((k) => codec.liveChange(k, change[k], element));
-      // PATCH lists 503, not 500: a host that fails the change is an engine that is not there for it.
-      if (changes.length) {
-        await this.hostOf(e).request({ op: 'set', changes }).catch((err) => {
-          throw err instanceof ApiError ? err : new ApiError('ENGINE_UNAVAILABLE', `the encoder could not be changed: ${maskSecrets((err as Error).message)}`);
-        });
-      }
+      if (changes.length) await this.hostOf(e).request({ op: 'set', changes });
       e.def = next;
       return;
     }
@@ -502,8 +493,6 @@ export class PipelineManager {
     const e = this.entry(id);
     return e.queue.run(async () => {
       this.assertAlive(e, id);
-      // PATCH lists 409 and 503 too: a claim taken meanwhile, or no engine host, is said as such.
-      if (err instanceof ApiError && (err.code === 'PIPELINE_CONFLICT' || err.code === 'ENGINE_UNAVAILABLE')) throw err;
       const el = this.compose(e.def).framegrab;
       if (!el) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no framegrab branch: framegrabs need a simple or multiview pipeline that encodes and is not on demand`);
       e.framegrab = { ...settings };
@@ -681,25 +670,6 @@ export class PipelineManager {
     // What a previous run left (it crashed, or was killed) belongs to no pipeline now.
     if (this.opts.outputsDir) await rm(this.opts.outputsDir, { recursive: true, force: true });
     for (const id of this.store.list(STORE)) {
-  /**
-   * The storage metadata of a new pipeline whose id has a stored document (kept by DELETE without delete_persisted),
-   * or null. A stored pipeline is never on demand, so an on-demand create of a stored id is refused.
-   */
-  private storedMeta(def: PipelineDefinition): StoreMeta | null {
-    if (!this.store.list(STORE).includes(def.id)) return null;
-    // A document that does not open (restore() reports it) is still in storage: its metadata is the default.
-    let stored: StoredPipeline | undefined;
-    try {
-      stored = this.store.read<StoredPipeline>(STORE, def.id);
-    } catch {
-      stored = undefined;
-    }
-    if (def.on_demand) {
-      throw validationError([`on_demand cannot be true: pipeline "${def.id}" is in storage, and only on_demand=false pipelines can be stored (create it with on_demand false, then DELETE /svc/pipeline/${def.id}/store)`]);
-    }
-    return { auto_start: stored?.auto_start ?? false, description: stored?.description ?? '' };
-  }
-
       let stored: StoredPipeline | undefined;
       let def: PipelineDefinition;
       try {
@@ -958,9 +928,26 @@ export class PipelineManager {
     }
     const max = this.licence.maxStreams();
     if (willPlay && features.length && max !== null) {
-      // `running` is set from the start of a start until the stop; for an on-demand pipeline, while it listens.
-      const playing = [...this.entries.values()].filter((x) => x.def.id !== id && Boolean(x.running?.features.length)).length;
+      const playing = [...this.entries.values()].filter((x) => x.def.id !== id && Boolean(x.running?.features.length) && (x.state === 'playing' || !x.def.on_demand)).length;
       if (playing >= max) throw new ApiError('LICENSE_LIMIT_EXCEEDED', `the licence allows ${max} encoding stream${max === 1 ? '' : 's'} at once`);
+    }
+  }
+
+  /**
+   * The admission figure (docs/operations.md, "Limits"): a start that would take the pixel rate of every playing
+   * encoding pipeline over the configured total is refused. 409 PIPELINE_CONFLICT, like a claim: the budget is held
+   * by the other pipelines, and stopping one of them frees it (docs/errors.md).
+   */
+  private admit(e: Entry): void {
+    const max = this.opts.maxTotalPixelRate;
+    const own = pixelRate(e.def);
+    if (!max || !own) return;
+    // `running` is set from the start of a start until the stop; an on-demand pipeline encodes only while playing.
+    const others = [...this.entries.values()]
+      .filter((x) => x !== e && x.running && (!x.def.on_demand || x.state === 'playing'))
+      .reduce((sum, x) => sum + pixelRate(x.def), 0);
+    if (others + own > max) {
+      throw new ApiError('PIPELINE_CONFLICT', `starting pipeline "${e.def.id}" (${own} pixels/s) would take the playing pipelines' total to ${others + own} pixels/s, over this appliance's limit of ${max} (--max-total-pixel-rate): stop another pipeline or lower this one's width, height or fps`);
     }
   }
 
@@ -1006,6 +993,11 @@ export class PipelineManager {
       }).catch(() => undefined);
     }));
   }
+}
+
+/** What a pipeline's encoding costs: width × height × fps (0 when it passes its stream through). */
+function pixelRate(def: PipelineDefinition): number {
+  return def.encoding ? def.encoding.width * def.encoding.height * def.encoding.fps : 0;
 }
 
 /** The position a pipeline's KLV stream carries (MGRS converted; validation has checked it converts), or none. */

@@ -10,6 +10,7 @@ import { AUDIO_CODEC } from './audio';
 import { SchemaValidator } from '../validation/validator';
 import { validateAdvanced } from './advanced';
 import type { PipelineDefinition } from './model';
+import { limitProblems } from './limits';
 import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from './multiview';
 import { ENCODING_DEFAULTS, patchSchema, pipelineSchema } from './schema';
 
@@ -69,6 +70,25 @@ export class PipelineValidator {
     return errors;
   }
 
+  /**
+   * What a valid definition's sources need on this machine now (SourcePlugin.present: a camera's device node, a
+   * readable media file), asked at create and PUT after the claims (a camera named twice is a conflict first), not
+   * at restore: a camera plugged in later starts then.
+   */
+  presenceProblems(def: PipelineDefinition): string[] {
+    if (def.mode === 'simple') return this.registry.source(def.source!.uri)?.present?.(def.source!) ?? [];
+    if (def.mode !== 'multiview') return [];
+    return def.inputs!.flatMap((input, i) => (this.registry.source(input.source.uri)?.present?.(input.source) ?? [])
+      .map((m) => (m.startsWith('source.') ? `inputs[${i}].${m}` : `inputs[${i}].source: ${m}`)));
+  }
+
+  /** A video encoding against its codec's declared limits and its own checks (create, PUT, PATCH). */
+  encodingProblems(encoding: PipelineDefinition['encoding']): string[] {
+    const plugin = encoding && this.registry.codec(encoding.codec);
+    if (!encoding || !plugin) return [];
+    return [...limitProblems(plugin.codec, plugin.limits, encoding), ...(plugin.validate?.(encoding) ?? [])];
+  }
+
   private geolocation(def: PipelineDefinition): string[] {
     const g = def.geolocation;
     if (!g) return [];
@@ -88,9 +108,8 @@ export class PipelineValidator {
     if (!output) errors.push('output.uri scheme is not supported');
     let codec: CodecInfo | null = null;
     if (def.encoding) {
-      const plugin = this.registry.codec(def.encoding.codec);
-      codec = plugin ?? null;
-      errors.push(...(plugin?.validate?.(def.encoding) ?? []));
+      codec = this.registry.codec(def.encoding.codec) ?? null;
+      errors.push(...this.encodingProblems(def.encoding));
     }
     if (source) {
       errors.push(...source.validate(def.source!, def));
@@ -123,7 +142,7 @@ export class PipelineValidator {
     const encoding = { ...ENCODING_DEFAULTS, ...given, codec: MULTIVIEW_CODEC, quality: MULTIVIEW_QUALITY };
     const problem = layoutProblem(def.inputs!.length, encoding.width, encoding.height);
     if (problem) errors.push(problem);
-    if (codec) errors.push(...(codec.validate?.(encoding) ?? []));
+    if (codec) errors.push(...this.encodingProblems(encoding));
     def.inputs!.forEach((input, i) => {
       const source = this.registry.source(input.source.uri);
       if (!source) {

@@ -22,7 +22,7 @@ export interface LoadedPlugin {
 export class PluginLoadError extends Error {}
 
 const HOOKS: Record<Plugin['kind'], string[]> = {
-  source: ['accepts', 'validate', 'claims', 'fragment', 'secrets'],
+  source: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'present'],
   codec: ['validate', 'encoder', 'liveChange'],
   output: ['accepts', 'validate', 'claims', 'fragment', 'secrets'],
 };

@@ -53,6 +53,12 @@ export interface SourcePlugin extends PluginBase {
    */
   secrets?(uri: string): string[];
   /**
+   * What must exist on this machine for the source to start (a camera's device node): messages naming `source.*`.
+   * Asked at create and PUT, not when a stored pipeline is restored (a camera may be plugged in later; its start
+   * fails and is retried like any lost source). Absent: nothing to check.
+   */
+  present?(source: SourceSpec): string[];
+  /**
    * decode = true asks for raw video; false asks for the stream as it is (passthrough). audio = true (only with
    * decode, only when mayCarryAudio) asks for the stream's own audio as well: SourceFragment.audio.
    */
@@ -67,8 +73,33 @@ export interface MacroAttribute {
   default: number;
 }
 
+/**
+ * What a video codec can really encode (docs/plugins.md, "Limits"). The core refuses anything beyond them with
+ * 400 VALIDATION_ERROR at create, PUT and PATCH, before an encoder is asked: an encoder given a size it cannot do
+ * fails only at start, and one given a huge size takes gigabytes first.
+ */
+export interface CodecLimits {
+  /** The encoder's own smallest picture (x265enc takes 16, av1enc 4). Default 1. */
+  minWidth?: number;
+  minHeight?: number;
+  maxWidth: number;
+  maxHeight: number;
+  /** The largest picture, width × height: what bounds an encoder's memory. */
+  maxFramePixels: number;
+  maxFps: number;
+  /** The largest width × height × fps: what bounds its CPU. */
+  maxPixelRate: number;
+  /** Width and height must be even (4:2:0 chroma in encoders that do not pad: x264, x265). */
+  evenDimensions?: boolean;
+}
+
 export interface CodecPlugin extends PluginBase, CodecInfo {
   kind: 'codec';
+  /**
+   * What a video codec can encode. Absent: only the schema's ranges and validate() bound a request, so declare it
+   * (a vendor plugin of before it was added still loads).
+   */
+  limits?: CodecLimits;
   /** The licence feature that must be granted to encode with this codec. */
   licenceFeature: string;
   /** Encoding parameters that can change on a running encoder without a rebuild. */
@@ -156,9 +187,19 @@ export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
   for (const key of REQUIRED[plugin.kind]) {
     if ((plugin as unknown as Record<string, unknown>)[key] === undefined) fail(`${plugin.kind} plugins must provide "${key}"`);
   }
+  if (plugin.kind === 'codec' && plugin.limits !== undefined) checkLimits(plugin.limits, fail);
   if (plugin.kind !== 'codec' && plugin.secrets !== undefined && typeof plugin.secrets !== 'function') fail('secrets must be a function');
   if (plugin.kind === 'output' && plugin.serves !== undefined) checkServes(plugin.serves, fail);
   return Object.freeze(plugin);
+}
+
+function checkLimits(limits: CodecLimits, fail: (why: string) => never): void {
+  if (!limits || typeof limits !== 'object') fail('limits must be an object (docs/plugins.md, "Limits")');
+  for (const key of ['maxWidth', 'maxHeight', 'maxFramePixels', 'maxFps', 'maxPixelRate', 'minWidth', 'minHeight'] as const) {
+    const v = limits[key];
+    if (v === undefined && (key === 'minWidth' || key === 'minHeight')) continue;
+    if (!Number.isInteger(v) || (v as number) < 1) fail(`limits.${key} must be a positive integer`);
+  }
 }
 
 function checkServes(serves: ServedFiles, fail: (why: string) => never): void {

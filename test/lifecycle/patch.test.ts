@@ -4,8 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, h264Body, hostPidsByPipeline, run, sleep, startService, udpReceiver, waitFor, type RunningService } from '../helpers/service';
 
 let svc: RunningService;
+let playFault: string;
 beforeAll(async () => {
-  svc = await startService();
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  playFault = join(mkdtempSync(join(tmpdir(), 'fault-')), 'fail-next-play');
+  svc = await startService({ env: { ENCODERD_FAULT_HOST_PLAY: playFault } });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -109,8 +114,10 @@ describe('encoding', () => {
       const probe = await run('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file]);
       expect(probe.stdout.trim().split('\n')[0]).toBe('640,360');
 
-      // x264 cannot open an encoder for a 3×3 picture: the restart fails, the old configuration comes back.
-      const bad = await svc.api('PATCH', '/svc/pipeline/size', { encoding: { width: 3, height: 3 } });
+      // The new size is valid, but its start fails (the engine host's one-shot fault: every size an encoder cannot
+      // open is a 400 now, test/faults/limits.test.ts): the restart fails, the old configuration comes back.
+      writeFileSync(playFault, 'once');
+      const bad = await svc.api('PATCH', '/svc/pipeline/size', { encoding: { width: 480, height: 270 } });
       expect(bad.status).toBe(504);
       expect(bad.body.code).toBe('PIPELINE_START_TIMEOUT');
       const after = await svc.api('GET', '/svc/pipeline/size');

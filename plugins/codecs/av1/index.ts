@@ -50,6 +50,9 @@ export default definePlugin<CodecPlugin>({
   caps: 'video/x-av1',
   parser: 'av1parse',
   containers: ['matroska', 'mp4'],
+  // AV1 Level 5.3 (Annex A.3: MaxPicSize 8 912 896, MaxHSize 8192, MaxVSize 4352, MaxDisplayRate 1 069 547 520).
+  // av1enc takes 4×4 at least (its caps); libaom pads an odd size itself, so odd is fine (631×521 encodes).
+  limits: { minWidth: 4, minHeight: 4, maxWidth: 8192, maxHeight: 4352, maxFramePixels: 8_912_896, maxFps: 120, maxPixelRate: 1_069_547_520 },
   liveParams: ['bitrate'],
   rtp: {
     encodingName: 'AV1',

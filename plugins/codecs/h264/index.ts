@@ -20,6 +20,10 @@ export default definePlugin<CodecPlugin>({
   // A passed-through source may send SPS/PPS once (or only out of band, as RTP's sprop-parameter-sets): repeat them.
   passthroughParser: 'h264parse config-interval=-1',
   containers: ['mpegts', 'matroska', 'mp4'],
+  // H.264 Level 5.2 (Table A-1: MaxFS 36 864 macroblocks, MaxMBPS 2 073 600): the largest stream decoders are
+  // built for, and a bounded encoder: 4096×2304 took 123 MB RSS in x264 (docs/dataplane.md, "Codec limits").
+  // 16384×16384 opens, at 2.7 GB. x264 refuses an odd size in 4:2:0 ("Can not initialize x264 encoder").
+  limits: { maxWidth: 8192, maxHeight: 8192, maxFramePixels: 9_437_184, maxFps: 120, maxPixelRate: 530_841_600, evenDimensions: true },
   liveParams: ['bitrate'],
   rtp: {
     encodingName: 'H264',

@@ -32,6 +32,10 @@ export default definePlugin<CodecPlugin>({
   // A passed-through source may send VPS/SPS/PPS once (or only out of band): repeat them at each keyframe.
   passthroughParser: 'h265parse config-interval=-1',
   containers: ['mpegts', 'matroska', 'mp4'],
+  // H.265 Main, Level 5.2 (Table A.8: MaxLumaPs 8 912 896, MaxLumaSr 1 069 547 520; a side at most
+  // sqrt(8 × MaxLumaPs) = 8444). x265enc takes 16×16 at least (its caps) and refuses an odd size in 4:2:0;
+  // 16384×16384 opens, at 6.5 GB RSS (docs/dataplane.md, "Codec limits").
+  limits: { minWidth: 16, minHeight: 16, maxWidth: 8192, maxHeight: 8192, maxFramePixels: 8_912_896, maxFps: 120, maxPixelRate: 1_069_547_520, evenDimensions: true },
   liveParams: ['bitrate'],
   rtp: {
     encodingName: 'H265',

@@ -8,7 +8,7 @@
  * through interaudiosink/interaudiosrc; such a file must carry audio, or the reader never ends and so never loops
  * (docs/audio.md).
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { caps, decodedTails, definePlugin, element, filePath, videoTail, type SourcePlugin } from '../../../core/sdk';
 
 export default definePlugin<SourcePlugin>({
@@ -25,6 +25,13 @@ export default definePlugin<SourcePlugin>({
     if (!path) return ['source.uri must be file:///absolute/path'];
     if (!existsSync(path) || !statSync(path).isFile()) return [`source.uri file ${path} does not exist`];
     return [];
+  },
+  // What only the file's bytes tell, at create and PUT. A binary file that is not media is found only when the
+  // pipeline starts (typefind fails): telling every container from every other binary needs GStreamer's typefinders.
+  present(source) {
+    const path = filePath(source.uri)!;
+    const why = unreadable(path);
+    return why ? [`source.uri file ${path} ${why}`] : [];
   },
   claims: () => [],
   fragment(source, ctx, { decode, audio }) {
@@ -58,3 +65,32 @@ export default definePlugin<SourcePlugin>({
     };
   },
 });
+
+const SNIFF_BYTES = 4096;
+
+/**
+ * Why a file cannot be a media source, from its first bytes, or null. Media containers and elementary streams
+ * carry binary bytes (sync and start codes, box sizes) within their first 4 KB; a file that is all printable text
+ * (/etc/passwd, a playlist, a script) is not media.
+ */
+export function unreadable(path: string): string | null {
+  const head = Buffer.alloc(SNIFF_BYTES);
+  let n: number;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      n = readSync(fd, head, 0, SNIFF_BYTES, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    return `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  if (n === 0) return 'is empty';
+  return isText(head.subarray(0, n)) ? 'is text, not a media file' : null;
+}
+
+function isText(bytes: Buffer): boolean {
+  for (const b of bytes) if (!(b === 9 || b === 10 || b === 13 || (b >= 32 && b < 127))) return false;
+  return true;
+}

@@ -3,6 +3,7 @@
  * so it claims the device path, also within a pipeline (multiview inputs). Cameras give raw video or MJPEG;
  * decodebin turns either into raw video, and the pipeline always encodes it.
  */
+import { existsSync } from 'node:fs';
 import { caps, definePlugin, element, type SourcePlugin } from '../../../core/sdk';
 
 const DEVICE = /^file:\/\/(\/dev\/video\d{1,3})$/;
@@ -21,6 +22,12 @@ export default definePlugin<SourcePlugin>({
   mayCarryAudio: false,
   accepts: (uri) => uri.startsWith('file:///dev/video'),
   validate: (source) => (devicePath(source.uri) ? [] : ['source.uri must be file:///dev/videoN for a camera']),
+  // A camera that is not plugged in is a 400 at create and PUT, not a start that times out. Restored pipelines are
+  // not asked: their camera may come later, and the start is retried like any lost source.
+  present(source) {
+    const path = devicePath(source.uri)!;
+    return existsSync(path) ? [] : [`source.uri camera ${path} does not exist (no such device is plugged in)`];
+  },
   claims(source) {
     const path = devicePath(source.uri) ?? source.uri;
     return [{ resource: 'camera', key: path, label: `camera ${path}`, exclusiveWithinPipeline: true }];
