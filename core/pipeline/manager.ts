@@ -131,19 +131,23 @@ export class PipelineManager {
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
     const planned = this.compose(def);
-    this.checkLicence(def.id, planned.features, !def.on_demand);
-    const e = this.newEntry(def, null);
+    // An on-demand pipeline is a stream while its RTSP server listens: any viewer may start it (docs/api.md).
+    this.checkLicence(def.id, planned.features, true);
+    // A stored copy of this id outlives DELETE without delete_persisted: the new pipeline is in storage (docs/api.md).
+    const stored = this.storedMeta(def);
+    const e = this.newEntry(def, stored);
     // Advanced pipelines are parsed by their own engine host now: a bad description answers 400 before anything is kept.
     const facts = await this.facts(e, def).catch(async (err) => {
       await this.discard(e);
-      throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
+      // POST lists no 500 or 503: an engine that cannot check the description is a start that failed (docs/errors.md).
+      throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : startFailure(err, 'create');
     });
     if (this.entries.has(def.id)) {
       await this.discard(e);
       throw new ApiError('PIPELINE_CONFLICT', `pipeline id "${def.id}" is in use by pipeline "${def.id}"`);
     }
     try {
-      this.checkLicence(def.id, [...planned.features, ...facts.features], !def.on_demand);
+      this.checkLicence(def.id, [...planned.features, ...facts.features], true);
     } catch (err) {
       await this.discard(e);
       throw err;
@@ -164,7 +168,8 @@ export class PipelineManager {
     this.events.emit({ type: 'status', id: def.id, pipeline: this.view(e) });
     await e.queue.run(async () => {
       await this.ensureHost(e).catch(() => undefined);
-      if (def.on_demand) await this.serveOnDemand(e);
+      // POST lists 504 for a start that fails; an RTSP server that cannot listen is one (docs/errors.md).
+      if (def.on_demand) await this.serveOnDemand(e).catch((err) => { throw startFailure(err, 'create'); });
       else {
         this.want(e, 'playing');
         await this.start(e, 'api', 'create');
@@ -182,11 +187,15 @@ export class PipelineManager {
     return e.queue.run(async () => {
       this.assertAlive(e, id);
       if (e.state === 'playing') throw new ApiError('CONFLICT', `pipeline "${id}" is running; stop it first`);
+      if (e.def.on_demand && e.running) throw new ApiError('CONFLICT', `pipeline "${id}" is on demand and its RTSP server is listening; stop it first`);
       const def = this.validator.definition(this.secrets.unmask(body, e.def));
       if (def.id !== id) throw validationError([`id must be "${id}", the pipeline being replaced`]);
+      if (def.on_demand && e.store) throw validationError([`on_demand cannot be true: pipeline "${id}" is in storage, and only on_demand=false pipelines can be stored (DELETE /svc/pipeline/${id}/store first)`]);
       this.compose(def);
       await this.facts(e, def).catch((err) => {
-        throw err instanceof HostCommandError && err.code === 'NG_ERR_PARSE' ? validationError([`raw_pipeline: ${err.message}`]) : err;
+        if (err instanceof HostCommandError && err.code === 'NG_ERR_PARSE') throw validationError([`raw_pipeline: ${err.message}`]);
+        // PUT lists no engine failure; 503 says what happened, where a 500 would claim a defect (docs/errors.md).
+        throw err instanceof ApiError ? err : new ApiError('ENGINE_UNAVAILABLE', `the engine could not check raw_pipeline: ${maskSecrets((err as Error).message)}`);
       });
       const absent = this.validator.presenceProblems(def);
       if (absent.length) throw validationError(absent);
@@ -403,9 +412,11 @@ export class PipelineManager {
   private async serveOnDemand(e: Entry): Promise<void> {
     if (e.running) return;
     let composed = this.compose(e.def, e.probedCodec);
-    this.checkLicence(e.def.id, composed.features, false);
+    this.checkLicence(e.def.id, composed.features, true);
     const found = this.claims.take(e.def.id, this.validator.claims(e.def));
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
+    // Set before the await, like start(): a concurrent start elsewhere counts this one against the stream limit.
+    e.running = composed;
     try {
       await this.freshOutputDir(e);
       const host = await this.ensureHost(e);
@@ -415,6 +426,7 @@ export class PipelineManager {
       this.want(e, 'playing');
     } catch (err) {
       this.claims.release(e.def.id);
+      e.running = null;
       e.probedCodec = undefined;
       throw startFailure(err, 'play');
     }
@@ -429,6 +441,10 @@ export class PipelineManager {
       this.assertAlive(e, id);
       if (patch.encoding && e.def.mode === 'advanced') {
         throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is in advanced mode; its encoding cannot be patched`);
+      }
+      if (patch.encoding && e.def.on_demand && e.running) {
+        // PATCH lists 409 PIPELINE_CONFLICT (not CONFLICT) for an encoding patch the pipeline's kind refuses (docs/errors.md).
+        throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" is on demand and its RTSP server is listening; stop it before patching its encoding`);
       }
       if (patch.encoding) {
         if (!e.def.encoding) throw validationError(['encoding cannot be patched on a pipeline that passes its stream through']);
@@ -465,7 +481,12 @@ export class PipelineManager {
     if (changed.every((k) => codec.liveParams.includes(k)) && e.running.encoderElement) {
       const element = e.running.encoderElement;
       const changes = changed.flatMap((k) => codec.liveChange(k, change[k], element));
-      if (changes.length) await this.hostOf(e).request({ op: 'set', changes });
+      // PATCH lists 503, not 500: a host that fails the change is an engine that is not there for it.
+      if (changes.length) {
+        await this.hostOf(e).request({ op: 'set', changes }).catch((err) => {
+          throw err instanceof ApiError ? err : new ApiError('ENGINE_UNAVAILABLE', `the encoder could not be changed: ${maskSecrets((err as Error).message)}`);
+        });
+      }
       e.def = next;
       return;
     }
@@ -481,6 +502,8 @@ export class PipelineManager {
       await this.start(e, startedBy, 'recover').then(() => this.want(e, 'playing'), () => undefined);
       // Spec: on PATCH a licence refusal of any kind is LICENSE_ERROR.
       if (err instanceof ApiError && (err.code === 'LICENSE_ERROR' || err.code === 'LICENSE_LIMIT_EXCEEDED')) throw new ApiError('LICENSE_ERROR', err.message);
+      // PATCH lists 409 and 503 too: a claim taken meanwhile, or no engine host, is said as such.
+      if (err instanceof ApiError && (err.code === 'PIPELINE_CONFLICT' || err.code === 'ENGINE_UNAVAILABLE')) throw err;
       throw err instanceof ApiError && err.code === 'PIPELINE_START_TIMEOUT'
         ? err
         : new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing with the new encoding; previous configuration restored: ${(err as Error).message}`);
@@ -656,6 +679,25 @@ export class PipelineManager {
       e.store = null;
       return this.storeChanged(e);
     });
+  }
+
+  /**
+   * The storage metadata of a new pipeline whose id has a stored document (kept by DELETE without delete_persisted),
+   * or null. A stored pipeline is never on demand, so an on-demand create of a stored id is refused.
+   */
+  private storedMeta(def: PipelineDefinition): StoreMeta | null {
+    if (!this.store.list(STORE).includes(def.id)) return null;
+    // A document that does not open (restore() reports it) is still in storage: its metadata is the default.
+    let stored: StoredPipeline | undefined;
+    try {
+      stored = this.store.read<StoredPipeline>(STORE, def.id);
+    } catch {
+      stored = undefined;
+    }
+    if (def.on_demand) {
+      throw validationError([`on_demand cannot be true: pipeline "${def.id}" is in storage, and only on_demand=false pipelines can be stored (create it with on_demand false, then DELETE /svc/pipeline/${def.id}/store)`]);
+    }
+    return { auto_start: stored?.auto_start ?? false, description: stored?.description ?? '' };
   }
 
   /** persisted, auto_start and description are in the pipeline object: watchers are told (docs/api.md, "Status stream"). */
@@ -928,7 +970,8 @@ export class PipelineManager {
     }
     const max = this.licence.maxStreams();
     if (willPlay && features.length && max !== null) {
-      const playing = [...this.entries.values()].filter((x) => x.def.id !== id && Boolean(x.running?.features.length) && (x.state === 'playing' || !x.def.on_demand)).length;
+      // `running` is set from the start of a start until the stop; for an on-demand pipeline, while it listens.
+      const playing = [...this.entries.values()].filter((x) => x.def.id !== id && Boolean(x.running?.features.length)).length;
       if (playing >= max) throw new ApiError('LICENSE_LIMIT_EXCEEDED', `the licence allows ${max} encoding stream${max === 1 ? '' : 's'} at once`);
     }
   }
