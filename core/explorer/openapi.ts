@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import Fastify from 'fastify';
 import { PUBLIC_ENDPOINTS } from '../auth/guard';
+import { OPERATIONS, responsesOf } from './operations';
 import type { CatalogueRoute } from './route-catalogue';
 
 export interface OpenApiDocument {
@@ -27,7 +28,7 @@ export async function generateOpenApi(routes: readonly CatalogueRoute[], version
   doc.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await doc.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: { title: 'encoderd', version, description: DESCRIPTION },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearerAuth: [] }],
@@ -37,7 +38,14 @@ export async function generateOpenApi(routes: readonly CatalogueRoute[], version
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const isPublic = methods.every((m) => PUBLIC_ENDPOINTS.has(`${m} ${url}`));
       const tag = url.split('/')[2] ?? 'svc';
-      const base = { ...(schema ?? {}), tags: [tag] } as Record<string, unknown>;
+      const key = `${methods[0]} ${url}`;
+      const own = (schema ?? {}) as Record<string, unknown>;
+      const body = OPERATIONS[key]?.body ?? (own.body && Object.keys(own.body).length ? own.body : undefined);
+      const takesBody = ['POST', 'PUT', 'PATCH'].includes(methods[0]);
+      const response = responsesOf(key, { isPublic, takesBody, own: (own.response ?? {}) as Record<string, unknown> });
+      const querystring = key === 'GET /svc/camera' ? { ...(own.querystring as object), required: ['path'] } : own.querystring;
+      const base = { ...own, ...(body ? { body } : {}), ...(querystring ? { querystring } : {}), response, tags: [tag] } as Record<string, unknown>;
+      if (!body) delete base.body;
       return { schema: isPublic ? { ...base, security: [] } : base, url };
     },
   });

@@ -12,6 +12,7 @@ import { validateAdvanced } from './advanced';
 import type { PipelineDefinition } from './model';
 import { limitProblems } from './limits';
 import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from './multiview';
+import { pipelineDocSchema, patchDocSchema } from './doc-schema';
 import { ENCODING_DEFAULTS, patchSchema, pipelineSchema } from './schema';
 
 export class PipelineValidator {
@@ -24,7 +25,8 @@ export class PipelineValidator {
   constructor(private readonly registry: PluginRegistry) {
     const body = pipelineSchema(registry.codecs('video').map((c) => c.codec));
     this.body = new SchemaValidator(body);
-    this.schemas = { body, patch: patchSchema() };
+    // The document shows the per-mode rules the validator applies after its schema (doc-schema.ts).
+    this.schemas = { body: pipelineDocSchema(registry.codecs('video').map((c) => c.codec)), patch: patchDocSchema };
   }
 
   /** A create or update body: every error is VALIDATION_ERROR (spec: POST and PUT list only that). */
