@@ -28,8 +28,19 @@ export interface EngineHost extends EventEmitter {
   /** Ends the host; resolves when the process has exited. */
   close(): Promise<void>;
   on(event: 'event', listener: (ev: HostEvent) => void): this;
-  on(event: 'exit', listener: (info: { code: number | null; signal: string | null; expected: boolean }) => void): this;
+  on(event: 'exit', listener: (info: HostExit) => void): this;
 }
+
+/** How a host ended. `hint`: what may explain an unexpected end (its memory ceiling), for the operator. */
+export interface HostExit {
+  code: number | null;
+  signal: string | null;
+  expected: boolean;
+  hint?: string;
+}
+
+/** How a failed allocation ends a host: GLib's g_error traps, libc and V8 abort, an unchecked NULL faults. */
+const ALLOCATION_FAILURE_SIGNALS = new Set(['SIGTRAP', 'SIGABRT', 'SIGSEGV', 'SIGBUS']);
 
 export type EngineHostFactory = (pipelineId: string) => EngineHost;
 
@@ -86,7 +97,11 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         if (this.child === child) this.child = null;
         for (const [id] of this.pending) this.settle(id, { error: { code: 'HOST_GONE', message: 'the engine host exited' } });
         reject(new HostGoneError(`engine host for ${this.pipelineId} exited during start`));
-        this.emit('exit', { code, signal, expected: this.closing });
+        const max = this.opts.memoryMaxBytes;
+        const hint = max && PRLIMIT && signal && ALLOCATION_FAILURE_SIGNALS.has(signal)
+          ? `a host that needs more than its ${Math.round(max / 1048576)} MiB memory ceiling ends this way (--host-memory-max-mb)`
+          : undefined;
+        this.emit('exit', { code, signal, expected: this.closing, hint } satisfies HostExit);
       });
     });
   }

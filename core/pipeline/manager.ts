@@ -7,7 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { ApiError, validationError } from '../errors/catalogue';
 import type { EngineHost, EngineHostFactory } from '../engine/host-process';
-import { HostCommandError } from '../engine/host-process';
+import { HostCommandError, type HostExit } from '../engine/host-process';
 import type { HostEvent } from '../engine/protocol';
 import type { PipelineEvents } from '../events/pipeline-events';
 import type { LicenceGate } from '../licence/gate';
@@ -837,12 +837,12 @@ export class PipelineManager {
     });
   }
 
-  private onHostExit(e: Entry, host: EngineHost, info: { code: number | null; signal: string | null; expected: boolean }): void {
+  private onHostExit(e: Entry, host: EngineHost, info: HostExit): void {
     if (e.host !== host) return;
     e.host = null;
     if (info.expected || e.deleted || this.shuttingDown) return;
     const id = e.def.id;
-    const message = `engine host exited unexpectedly (${info.signal ?? `code ${info.code}`})`;
+    const message = `engine host exited unexpectedly (${info.signal ?? `code ${info.code}`}${info.hint ? `; ${info.hint}` : ''})`;
     this.log.error({ pipeline: id }, message);
     this.recordError(e, message);
     e.counters = { ...e.counters, host_restarts: e.counters.host_restarts + 1 };
