@@ -2,6 +2,7 @@
 import { ConfigError, HELP, loadConfig } from './config/load';
 import { createService } from './app';
 import { sdNotify } from './sd-notify';
+import { checkDataDir, DATA_DIR_EXIT_CODE, DataDirError } from './store/data-dir';
 
 async function main(): Promise<void> {
   let config;
@@ -17,6 +18,13 @@ async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(`${HELP}\n`);
     return;
+  }
+  try {
+    checkDataDir(config.dataDir);
+  } catch (err) {
+    if (!(err instanceof DataDirError)) throw err;
+    process.stderr.write(`encoderd: ${err.message}\n`);
+    process.exit(DATA_DIR_EXIT_CODE);
   }
   const service = createService(config);
   let stopping = false;

@@ -24,6 +24,7 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   INTERNAL_ERROR: { status: 500, message: 'Internal error' },
+  INSUFFICIENT_STORAGE: { status: 507, message: 'The data dir is full or read-only' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -11,13 +11,19 @@ export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o60
   rmSync(temp, { force: true });
   const fd = openSync(temp, 'wx', mode);
   try {
-    if (typeof data === 'string') writeSync(fd, data);
-    else writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      if (typeof data === 'string') writeSync(fd, data);
+      else writeSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    // A full disk fails the write: the old file stays, and the partial temp file must not hold the space.
+    rmSync(temp, { force: true });
+    throw err;
   }
-  renameSync(temp, path);
   syncDir(dirname(path));
 }
 

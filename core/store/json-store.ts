@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ApiError } from '../errors/catalogue';
 import { syncDir, writeFileAtomic } from './atomic-file';
 
 export interface Store {
@@ -43,7 +44,14 @@ export class JsonStore implements Store {
   }
 
   write(collection: string, name: string, value: unknown): void {
-    writeFileAtomic(this.file(collection, name), JSON.stringify(value, null, 2), this.mode);
+    try {
+      writeFileAtomic(this.file(collection, name), JSON.stringify(value, null, 2), this.mode);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOSPC' && code !== 'EDQUOT' && code !== 'EROFS') throw err;
+      // Not a defect of the service: the operator must free space (docs/operations.md, "Disk full").
+      throw new ApiError('INSUFFICIENT_STORAGE', `the data dir is ${code === 'EROFS' ? 'read-only' : 'full'} (${code}): ${collection}/${name} was not stored; the stored version is unchanged`);
+    }
   }
 
   remove(collection: string, name: string): void {
