@@ -2,7 +2,8 @@
  * What the console reads besides the pipeline routes: one multiplexed event stream (GET /svc/events) and the current
  * picture of a pipeline (GET /svc/pipeline/{id}/snapshot), over real HTTPS from a real service.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,9 +60,12 @@ describe('GET /svc/events', () => {
       const stats = await all.next((e) => e.event === 'pipeline_stats' && e.data.pipeline_id === 'ev-a', 5000);
       expect(stats.data.output.frames).toBeGreaterThan(0);
 
-      // A second pipeline whose start fails (an encoder that cannot open a 3×3 picture): its error, with its id.
-      const bad = await svc.api('POST', '/svc/pipeline', h264Body('ev-b', `udp://127.0.0.1:${await freePort()}`, { encoding: { codec: 'h264', bitrate: 300, width: 3, height: 3, fps: 15 } }));
-      expect(bad.status).toBe(504);
+      // A second pipeline whose start fails (its recording's directory is gone by the time it plays): its error, with its id.
+      const dir = mkdtempSync(join(tmpdir(), 'encoderd-ev-'));
+      expect((await svc.api('POST', '/svc/pipeline', h264Body('ev-b', join(dir, 'rec.ts')))).status).toBe(201);
+      expect((await svc.api('PUT', '/svc/pipeline/ev-b/stop')).status).toBe(200);
+      rmSync(dir, { recursive: true, force: true });
+      expect((await svc.api('PUT', '/svc/pipeline/ev-b/play')).status).toBe(504);
       const err = await all.next((e) => e.event === 'pipeline_error' && e.data.pipeline_id === 'ev-b', 5000);
       expect(err.data.message).toBeTruthy();
       await svc.api('DELETE', '/svc/pipeline/ev-b');
