@@ -1,4 +1,6 @@
 /** The status stream: pipeline_status on changes, pipeline_error, pipeline_not_found, keepalive; list filters. */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { h264Body, startService, type RunningService } from '../helpers/service';
 import { openSse } from '../helpers/sse';
@@ -38,10 +40,14 @@ describe('status events', () => {
   });
 
   it('sends pipeline_error with a message when a start fails', async () => {
-    expect((await svc.api('POST', '/svc/pipeline', h264Body('bad', `${svc.dataDir}/bad.mkv`))).status).toBe(201);
+    const dir = join(svc.dataDir, 'gone');
+    mkdirSync(dir);
+    expect((await svc.api('POST', '/svc/pipeline', h264Body('bad', `${dir}/bad.mkv`))).status).toBe(201);
     await svc.api('PUT', '/svc/pipeline/bad/stop');
     const sse = await openSse(svc.port, '/svc/pipeline/bad/status/events');
-    await svc.api('PATCH', '/svc/pipeline/bad', { encoding: { width: 3, height: 3 } });
+    // The recording's directory is gone, so its filesink cannot open (a size the encoder cannot open, the way this
+    // failed before, is a 400 at PATCH now: test/faults/limits.test.ts).
+    rmSync(dir, { recursive: true });
     const play = await svc.api('PUT', '/svc/pipeline/bad/play');
     expect(play.status).toBe(504);
     const err = await sse.next((e) => e.event === 'pipeline_error');
