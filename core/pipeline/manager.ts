@@ -369,6 +369,8 @@ export class PipelineManager {
     e.lastError = message;
     e.counters = { ...e.counters, errors: e.counters.errors + (counted ? 1 : 0), last_error: { message, at: new Date(now).toISOString() } };
     if (counted) e.failures = [...e.failures.filter((t) => t > now - FAILURE_WINDOW_MS), now];
+    // Health follows at once: a watcher never sees the new last_error beside the previous health reason.
+    this.judge(e);
   }
 
   /** Asks a playing pipeline's output plugin for a problem the data plane cannot see (OutputPlugin.check). */
