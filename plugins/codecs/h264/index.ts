@@ -28,7 +28,10 @@ export default definePlugin<CodecPlugin>({
   rtp: {
     encodingName: 'H264',
     clockRate: 90000,
-    payloader: (_ctx, name, pt) => `h264parse ! ${element('rtph264pay', { name, pt, 'config-interval': -1 })}`,
+    // Parameter sets are repeated by h264parse, once per access unit before its IDR. rtph264pay's own
+    // config-interval=-1 puts them before every IDR *slice*: x264's sliced threads (tune=zerolatency) make two
+    // slices a frame, and ffmpeg decodes `SPS PPS slice SPS PPS slice` as two broken pictures (docs/dataplane.md).
+    payloader: (_ctx, name, pt) => `h264parse config-interval=-1 ! ${element('rtph264pay', { name, pt, 'config-interval': 0 })}`,
     depayloader: () => 'rtph264depay ! h264parse',
   },
   encoder(encoding, ctx) {
