@@ -217,10 +217,9 @@ static void sink_unref(gpointer p) {
   }
 }
 
-static GstBusSyncReply on_bus_sync(GstBus *bus, GstMessage *msg, gpointer user_data) {
-  Sink *sink = user_data;
+static void on_device_message(Sink *sink, GstMessage *msg) {
   GstMessageType type = GST_MESSAGE_TYPE(msg);
-  if (type != GST_MESSAGE_DEVICE_ADDED && type != GST_MESSAGE_DEVICE_REMOVED) return GST_BUS_DROP;
+  if (type != GST_MESSAGE_DEVICE_ADDED && type != GST_MESSAGE_DEVICE_REMOVED) return;
   GstDevice *device = NULL;
   if (type == GST_MESSAGE_DEVICE_ADDED) gst_message_parse_device_added(msg, &device);
   else gst_message_parse_device_removed(msg, &device);
@@ -233,6 +232,12 @@ static GstBusSyncReply on_bus_sync(GstBus *bus, GstMessage *msg, gpointer user_d
     device_event_free(ev);
   }
   g_mutex_unlock(&sink->lock);
+}
+
+/* Answering DROP, the handler owns the message and unrefs it (GstBusSyncHandler's contract). */
+static GstBusSyncReply on_bus_sync(GstBus *bus, GstMessage *msg, gpointer user_data) {
+  on_device_message(user_data, msg);
+  gst_message_unref(msg);
   return GST_BUS_DROP;
 }
 

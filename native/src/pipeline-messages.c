@@ -41,15 +41,15 @@ static gboolean recalculate_latency(gpointer bin) {
   return G_SOURCE_REMOVE;
 }
 
-GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer data) {
-  ng_pipeline *p = data;
+/* A message's data, kept or queued to JS; the message itself stays the caller's. */
+static void on_message(ng_pipeline *p, GstMessage *message) {
   if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_LATENCY) {
     /* What gst-launch does on this message; not from a streaming thread, which may hold locks the query needs. */
     GstObject *top = gst_object_ref(GST_MESSAGE_SRC(message)), *parent;
     while ((parent = gst_object_get_parent(top))) { gst_object_unref(top); top = parent; }
     if (GST_IS_BIN(top)) g_main_context_invoke_full(ng_main_context(), G_PRIORITY_DEFAULT, recalculate_latency, top, gst_object_unref);
     else gst_object_unref(top);
-    return GST_BUS_DROP;
+    return;
   }
   if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_QOS) {
     /* Each element reports its running total of dropped buffers; the latest per element is kept (stats.c sums). */
@@ -64,7 +64,7 @@ GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer da
       g_hash_table_insert(p->qos_dropped, g_strdup(GST_MESSAGE_SRC_NAME(message)), v);
       g_mutex_unlock(&p->lock);
     }
-    return GST_BUS_DROP;
+    return;
   }
   ng_msg *m = g_new0(ng_msg, 1);
   m->source = g_strdup(GST_MESSAGE_SRC_NAME(message));
@@ -104,9 +104,16 @@ GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer da
       goto drop;
   }
   emit(p, m);
-  return GST_BUS_DROP;
+  return;
 drop:
   msg_free(m);
+}
+
+/* A sync handler that answers DROP owns the message and must unref it (GstBusSyncHandler's contract): without
+ * this every message, and through its source every element and the pipeline itself, was never freed. */
+GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer data) {
+  on_message(data, message);
+  gst_message_unref(message);
   return GST_BUS_DROP;
 }
 
