@@ -49,6 +49,11 @@ export interface ComposedPipeline {
   /** The appsink that receives the source's KLV, when the source may carry it. */
   klvSink?: string;
   /**
+   * A valve the manager closes (`drop` true) just before it sends the end-of-stream that finalises a file, so only
+   * whole frames reach the muxer: set when a passed-through stream is recorded (docs/dataplane.md, passthrough).
+   */
+  eosGate?: string;
+  /**
    * Set when the pipeline passes a stream through and its codec is not known yet: `description` is then empty, and
    * this pipeline (the source's fragment ending in the appsink `sink`) runs until its first sample, whose caps name
    * the codec to compose again with (composeSimple's passthroughCodec; docs/dataplane.md).
@@ -189,6 +194,11 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   const klvIn = enc && !onDemand && output.carriesKlv?.(def.output, codecInfo) ? klvInjector(ctx) : undefined;
   if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
   const of = output.fragment(def.output, streams, ctx, { onDemand });
+  // A stop's end-of-stream enters at the source, which cuts the stream where it finds it: the demuxer or depayloader
+  // drains the access unit it was still receiving, and the parser passes it on as if whole. Encoded pipelines are
+  // safe (the decoder conceals, the encoder drains whole frames); a passed-through one is gated after its parser.
+  const eosGate = !enc && of.finaliseWithEos ? ctx.name('eosgate') : undefined;
+  if (eosGate) chain += ` ! ${element('valve', { name: eosGate, 'drop-mode': 'forward-sticky-events' })}`;
   const parts = [of.shared, `${chain} ! ${of.streams[0]}`, audio ? `${audio.chain} ! ${of.streams[1]}` : ''].filter(Boolean);
   if (klvIn) parts.push(`${klvIn.description} ! ${of.streams[streams.length - 1]}`);
   if (framegrab) parts.push(framegrab.branch);
@@ -201,7 +211,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   return {
     description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions,
     lossMessages: sf.lossMessages, finite: sf.finite,
-    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, klvSink: klvOut?.sink,
+    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, klvSink: klvOut?.sink, eosGate,
     meters: {
       frames, source: { element: sourceMeter, pad: 'sink' }, rate,
       internalSinks: internalSinks({ framegrab: framegrab?.elements, klvSink: klvOut?.sink }),

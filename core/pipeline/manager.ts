@@ -223,7 +223,7 @@ export class PipelineManager {
       const host = e.host;
       e.host = null;
       if (host) {
-        if (e.running) await host.request({ op: 'stop', eos: e.running.finaliseWithEos, timeoutMs: this.opts.stopTimeoutMs }).catch(() => undefined);
+        if (e.running) await this.stopHost(host, e.running, e.running.finaliseWithEos).catch(() => undefined);
         await host.close();
       }
       // Unless a new pipeline of the same id has started meanwhile: the directory is its own now.
@@ -337,14 +337,22 @@ export class PipelineManager {
     }
   }
 
+  /** Stops the host's pipeline; with eos, closes its EOS gate first (ComposedPipeline.eosGate) so files end on a whole frame. */
+  private async stopHost(host: EngineHost, running: ComposedPipeline | null, eos: boolean): Promise<unknown> {
+    if (eos && running?.eosGate) {
+      await host.request({ op: 'set', changes: [{ element: running.eosGate, property: 'drop', value: true }] })
+        .catch((err) => this.log.warn({ err: (err as Error).message }, 'the end-of-stream gate could not be closed'));
+    }
+    return host.request({ op: 'stop', eos, timeoutMs: this.opts.stopTimeoutMs }, this.opts.stopTimeoutMs + 5000);
+  }
+
   /** Stops what runs (finalising files when eos), releases claims, and reports ready. */
   private async halt(e: Entry, eos: boolean): Promise<void> {
     const wasPlaying = e.state === 'playing';
     const host = e.host;
     if (host?.alive && (e.running || e.def.on_demand)) {
       e.stopping = true;
-      await host.request({ op: 'stop', eos: eos && Boolean(e.running?.finaliseWithEos), timeoutMs: this.opts.stopTimeoutMs },
-        this.opts.stopTimeoutMs + 5000).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'))
+      await this.stopHost(host, e.running, eos && Boolean(e.running?.finaliseWithEos)).catch((err) => this.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'))
         .finally(() => { e.stopping = false; });
     }
     await this.removeOutputDir(e);
