@@ -28,6 +28,10 @@ let eosWaiter: (() => void) | null = null;
 let companions: Pipeline[] = [];
 /** Keeps the output's KLV input fed while the pipeline runs (core/klv/pacer.ts). */
 let klvPacer: KlvPacer | null = null;
+/** The watched appsink whose samples (the source's KLV) the pacer relays. */
+let klvRelay: string | null = null;
+/** For each companion, the appsinks in it that are watched (set again at each of its rebuilds). */
+let companionSinks: string[][] = [];
 /** Measures the running pipeline once a second (core/engine/host-stats.ts). */
 let sampler: StatsSampler | null = null;
 /** The running pipeline's transports (core/sdk/transport.ts): their errors are reported with the plugin's context. */
@@ -77,12 +81,17 @@ function onBus(msg: BusMessage): void {
       emit({ event: 'eos' });
       break;
     case 'sample':
-      emit({ event: 'sample', sink: msg.sink, data: msg.data, pts: msg.pts });
+      onSample(msg);
       break;
     case 'element':
       emit({ event: 'element', source: msg.source, name: msg.name, fields: msg.fields });
       break;
   }
+}
+
+function onSample(msg: Extract<BusMessage, { type: 'sample' }>): void {
+  if (klvPacer && msg.sink === klvRelay) klvPacer.relay(Buffer.from(msg.data));
+  emit({ event: 'sample', sink: msg.sink, data: msg.data, pts: msg.pts });
 }
 
 function transportErrorWithin(ms: number): Promise<void> {
@@ -118,7 +127,9 @@ async function startCompanion(description: string, slot: number): Promise<void> 
       });
     });
     if (msg.type === 'error') emit({ event: 'error', message: msg.message, source: msg.source, debug: msg.debug });
+    if (msg.type === 'sample') onSample(msg);
   });
+  for (const sink of companionSinks[slot] ?? []) p.watchSink(sink);
   companions[slot] = p;
   await p.setState('playing', COMPANION_TIMEOUT_MS);
 }
@@ -128,6 +139,7 @@ function teardown(): void {
   sampler = null;
   klvPacer?.stop();
   klvPacer = null;
+  klvRelay = null;
   rtsp?.close();
   rtsp = null;
   for (const c of companions) c.destroy();
@@ -153,6 +165,7 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
   lastError = null;
   transports = cmd.meters?.transports ?? [];
   transportFailed = false;
+  companionSinks = cmd.companionSinks ?? [];
   try {
     // Companions first: they feed the main pipeline (or the on-demand media) from the start.
     for (const [i, description] of (cmd.companions ?? []).entries()) await startCompanion(description, i);
@@ -204,7 +217,8 @@ function startKlv(p: Pipeline, klv: NonNullable<Extract<HostCommand, { op: 'play
     push: (packet, ptsNs) => p.pushBuffer(klv.appsrc, packet, ptsNs),
     runningTime: () => p.runningTime(),
     now: Date.now,
-  }, klv.position);
+  }, klv.position, { ahead: klv.stamp === 'ahead' });
+  klvRelay = klv.relay ?? null;
   klvPacer.start();
 }
 

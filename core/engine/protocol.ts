@@ -7,8 +7,13 @@ import type { SideTransport, TransportFigures } from './transports';
 export type HostCommand =
   | {
     op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[];
-    /** The output's KLV appsrc: the host paces ST 0601 packets into it from the start (core/klv/pacer.ts). */
-    klv?: { appsrc: string; position: KlvPosition | null };
+    /** For each companion, the appsinks in it whose samples are sent like watchSinks'. */
+    companionSinks?: string[][];
+    /**
+     * The output's KLV appsrc: the host paces ST 0601 packets into it from the start (core/klv/pacer.ts), stamped
+     * `ahead` or when `due`, relaying the samples of the watched appsink `relay` (the source's KLV) when given.
+     */
+    klv?: { appsrc: string; position: KlvPosition | null; stamp: 'ahead' | 'due'; relay?: string };
     /** Where to measure; with it the host sends a `stats` event once a second while the pipeline runs. */
     meters?: Meters;
   }

@@ -1,10 +1,15 @@
 /**
  * The KLV stream's pacer, run by the engine host next to its pipeline (docs/klv.md). GStreamer 1.22's mpegtsmux
  * outputs a buffer only when every input has one queued and never times an idle input out; it then releases video
- * only up to the PTS of the KLV input's latest buffer. So the host pushes an ST 0601 packet every KLV_PERIOD_MS,
- * stamped KLV_LEAD_NS ahead of the pipeline's running time: the KLV input always holds a buffer later than any video
- * frame arriving, and the video leaves the muxer at once. Without a position the packet is a minimal local set
- * (time stamp and version). Pure apart from the timer; the clock, the push and wall time are injected.
+ * only up to the PTS of the KLV input's latest buffer. So for such an output (`ahead`) the host pushes an ST 0601
+ * packet every KLV_PERIOD_MS, stamped KLV_LEAD_NS ahead of the pipeline's running time: the KLV input always holds a
+ * buffer later than any video frame arriving, and the video leaves the muxer at once. An output that waits for
+ * nothing (RTP: each stream is payloaded on its own) gets its packets stamped now, so a sink that syncs sends them
+ * when they are due rather than holding the video behind them.
+ *
+ * What each packet says: the pipeline's geolocation when it has one; otherwise the source's own KLV (relay()) while
+ * it arrives, as it came; otherwise a minimal local set (time stamp and version). Pure apart from the timer; the
+ * clock, the push and wall time are injected.
  */
 import { encodeSt0601 } from './st0601';
 
@@ -12,6 +17,8 @@ import { encodeSt0601 } from './st0601';
 export const KLV_PERIOD_MS = 100;
 /** How far ahead of now each packet is stamped: above the period plus the host's worst timer delay. */
 export const KLV_LEAD_NS = 300_000_000;
+/** How long the source's last packet stands for the source's KLV: a source at 1 Hz stays relayed through jitter. */
+export const KLV_RELAY_HOLD_MS = 3000;
 
 /** What ST 0601 carries of a geolocation; the core converts MGRS before it sends one. */
 export interface KlvPosition {
@@ -30,18 +37,26 @@ export interface PacerDeps {
   now(): number;
 }
 
-/** The packet for one tick: the position (if any) at the wall time its PTS stands for. */
-export function pacedPacket(position: KlvPosition | null, nowMs: number): Buffer {
-  return encodeSt0601({ timestampUs: BigInt(Math.round(nowMs + KLV_LEAD_NS / 1e6)) * 1000n, ...(position ?? {}) });
+export interface PacerOptions {
+  /** Stamp ahead of the running time by KLV_LEAD_NS and repeat the source's packet every period (a waiting muxer). */
+  ahead: boolean;
+}
+
+/** The packet for one tick: the position (if any) at the wall time its PTS stands for (`leadNs` from now). */
+export function pacedPacket(position: KlvPosition | null, nowMs: number, leadNs = KLV_LEAD_NS): Buffer {
+  return encodeSt0601({ timestampUs: BigInt(Math.round(nowMs + leadNs / 1e6)) * 1000n, ...(position ?? {}) });
 }
 
 export class KlvPacer {
   private position: KlvPosition | null;
   private timer: NodeJS.Timeout | null = null;
   private lastPts = -1;
+  private relayed: { packet: Buffer; at: number } | null = null;
+  private readonly leadNs: number;
 
-  constructor(private readonly deps: PacerDeps, position: KlvPosition | null) {
+  constructor(private readonly deps: PacerDeps, position: KlvPosition | null, private readonly opts: PacerOptions = { ahead: true }) {
     this.position = position;
+    this.leadNs = opts.ahead ? KLV_LEAD_NS : 0;
   }
 
   /** Starts pushing: every few ms until the pipeline has a clock (it cannot reach PLAYING before), then every period. */
@@ -60,6 +75,15 @@ export class KlvPacer {
     if (this.timer) this.tick();
   }
 
+  /**
+   * One KLV packet of the source, carried as it came (its bytes; the PTS is the pacer's) unless the pipeline has a
+   * geolocation of its own. It goes out at once; an `ahead` output repeats it every period while it is the latest.
+   */
+  relay(packet: Buffer): void {
+    this.relayed = { packet, at: this.deps.now() };
+    if (this.timer && !this.position) this.pushAt(packet);
+  }
+
   stop(): void {
     if (this.timer) {
       clearInterval(this.timer);
@@ -68,14 +92,21 @@ export class KlvPacer {
     this.timer = null;
   }
 
-  /** One push; false when the pipeline has no clock yet or the appsrc refused it. */
+  /** One period's push; false when the pipeline has no clock yet or the appsrc refused it. */
   tick(): boolean {
+    const now = this.deps.now();
+    const relaying = !this.position && this.relayed && now - this.relayed.at <= KLV_RELAY_HOLD_MS;
+    if (relaying && !this.opts.ahead) return this.deps.runningTime() >= 0;
+    return this.pushAt(relaying ? this.relayed!.packet : pacedPacket(this.position, now, this.leadNs));
+  }
+
+  private pushAt(packet: Buffer): boolean {
     const rt = this.deps.runningTime();
     if (rt < 0) return false;
     // PTS never goes backwards (a set() and a tick in the same ms).
-    const pts = Math.max(rt + KLV_LEAD_NS, this.lastPts + 1);
+    const pts = Math.max(rt + this.leadNs, this.lastPts + 1);
     try {
-      this.deps.push(pacedPacket(this.position, this.deps.now()), pts);
+      this.deps.push(packet, pts);
     } catch {
       return false;
     }

@@ -46,8 +46,12 @@ export interface ComposedPipeline {
   framegrab?: FramegrabElements;
   /** The appsrc that takes ST 0601 packets for the output's KLV stream, when the output carries KLV. */
   klvInjector?: string;
-  /** The appsink that receives the source's KLV, when the source may carry it. */
+  /** How the output wants its KLV stamped (OutputFragment.klvStamp; absent: ahead). */
+  klvStamp?: 'ahead' | 'due';
+  /** The appsink that receives the source's KLV, when the source may carry it (in the companion when companionSinks has it). */
   klvSink?: string;
+  /** For each companion, the appsinks in it the engine host watches (the source's KLV of a file read by one). */
+  companionSinks?: string[][];
   /**
    * A valve the manager closes (`drop` true) just before it sends the end-of-stream that finalises a file, so only
    * whole frames reach the muxer: set when a passed-through stream is recorded (docs/dataplane.md, passthrough).
@@ -190,8 +194,9 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     streams.push(audio.stream);
     features.push(audio.feature);
   }
-  // The KLV stream is always there when the output can carry it, so a geolocation patch applies without a restart.
-  const klvIn = enc && !onDemand && output.carriesKlv?.(def.output, codecInfo) ? klvInjector(ctx) : undefined;
+  // The KLV stream is always there when the output can carry it, so a geolocation patch applies without a restart. It
+  // carries the geolocation, else the source's own KLV relayed by the engine host (a passed-through one too).
+  const klvIn = !onDemand && output.carriesKlv?.(def.output, codecInfo) ? klvInjector(ctx) : undefined;
   if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
   const of = output.fragment(def.output, streams, ctx, { onDemand });
   // A stop's end-of-stream enters at the source, which cuts the stream where it finds it: the demuxer or depayloader
@@ -202,16 +207,20 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   const parts = [of.shared, `${chain} ! ${of.streams[0]}`, audio ? `${audio.chain} ! ${of.streams[1]}` : ''].filter(Boolean);
   if (klvIn) parts.push(`${klvIn.description} ! ${of.streams[streams.length - 1]}`);
   if (framegrab) parts.push(framegrab.branch);
-  const klvOut = sf.klv && !onDemand ? klvExtractor(ctx, sf.klv) : undefined;
-  if (klvOut) parts.push(klvOut.description);
+  const klvFrom = onDemand ? undefined : sf.klv ?? (sf.companion ? sf.companionKlv : undefined);
+  const klvOut = klvFrom ? klvExtractor(ctx, klvFrom) : undefined;
+  const klvInCompanion = Boolean(klvOut && !sf.klv);
+  if (klvOut && !klvInCompanion) parts.push(klvOut.description);
   const description = parts.join(' ');
   let rtsp = of.rtsp;
   if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
-  const companions = sf.companion ? [sf.companion] : undefined;
+  const companions = sf.companion ? [klvInCompanion ? `${sf.companion} ${klvOut!.description}` : sf.companion] : undefined;
   return {
     description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement, features, sdp: of.sdp, companions,
     lossMessages: sf.lossMessages, finite: sf.finite,
     framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, klvSink: klvOut?.sink, eosGate,
+    ...(klvIn ? { klvStamp: of.klvStamp ?? 'ahead' } : {}),
+    ...(klvInCompanion ? { companionSinks: [[klvOut!.sink]] } : {}),
     meters: {
       frames, source: { element: sourceMeter, pad: 'sink' }, rate,
       internalSinks: internalSinks({ framegrab: framegrab?.elements, klvSink: klvOut?.sink }),

@@ -295,12 +295,16 @@ export class PipelineManager {
       await this.freshOutputDir(e);
       const host = await this.ensureHost(e);
       if (composed.probe) e.running = composed = { ...await this.probed(e, host, composed.probe), features: composed.features };
-      const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s));
-      // The host paces the output's KLV stream itself from the start (core/klv/pacer.ts, docs/klv.md).
-      const klv = composed.klvInjector ? { appsrc: composed.klvInjector, position: klvPosition(e.def) } : undefined;
+      const inCompanions = new Set(composed.companionSinks?.flat());
+      const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s) && !inCompanions.has(s!));
+      // The host paces the output's KLV stream itself from the start (core/klv/pacer.ts, docs/klv.md), relaying the
+      // source's KLV when the pipeline has no geolocation.
+      const klv = composed.klvInjector
+        ? { appsrc: composed.klvInjector, position: klvPosition(e.def), stamp: composed.klvStamp ?? 'ahead', ...(composed.klvSink ? { relay: composed.klvSink } : {}) }
+        : undefined;
       await host.request({
         op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs,
-        watchSinks, klv, meters: composed.meters,
+        companionSinks: composed.companionSinks, watchSinks, klv, meters: composed.meters,
       }, this.opts.startTimeoutMs + 5000);
     } catch (err) {
       this.claims.release(id);

@@ -171,7 +171,7 @@ export function composeMultiview(def: PipelineDefinition, registry: PluginRegist
     ...(lossMessages.length ? { lossMessages } : {}),
     // The compositor ends only when every input has ended.
     finite: fragments.every((f) => f.finite),
-    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc,
+    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, ...(klvIn ? { klvStamp: of.klvStamp ?? 'ahead' } : {}),
     meters: {
       frames: { element: encoder.element, pad: 'src' },
       source: { element: mix, pad: 'src' },

@@ -8,10 +8,18 @@ import type { ComposeContext, OutputStream } from './types';
  * data is dropped) instead of being linked by accident; the description's delayed linking tries each new pad.
  */
 export function videoTail(ctx: ComposeContext, decode: boolean): string {
-  if (decode) return decodedTails(ctx, false).video;
+  return decode ? decodedTails(ctx, false).video : parsedTails(ctx).video;
+}
+
+/**
+ * videoTail(decode = false), and the reference (`parse.`) to the KLV pad the same parsebin exposes when the stream
+ * carries KLV (meta/x-klv from tsdemux needs no parser): SourceFragment.klv.
+ */
+export function parsedTails(ctx: ComposeContext): { video: string; klv: string } {
   const encoded = ctx.encodedVideoCaps ?? [];
-  const parse = element('parsebin', { name: ctx.name('parse') });
-  return encoded.length ? `${parse} ! ${element('capsfilter', { caps: encoded.join(';') })}` : parse;
+  const name = ctx.name('parse');
+  const parse = element('parsebin', { name });
+  return { video: encoded.length ? `${parse} ! ${element('capsfilter', { caps: encoded.join(';') })}` : parse, klv: `${name}.` };
 }
 
 /** decodebin's default final caps (1.22), plus KLV: without it decodebin finds no decoder and drops the KLV pad. */

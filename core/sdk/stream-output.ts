@@ -12,8 +12,11 @@ export const AUDIO_NEEDS_AV1 = 'audio over these outputs requires the AV1 video 
 /** Whether the stream goes as the RTP bundle rather than MPEG-TS. */
 export const goesAsRtpBundle = (codec: CodecInfo | null): boolean => Boolean(codec && !codec.containers.includes('mpegts'));
 
-/** MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); the RTP bundle does not take it yet. */
+/** MPEG-TS carries KLV as its own stream (stream_type 0x06, 'KLVA'); outputs that carry MPEG-TS only. */
 export const tsCarriesKlv = (_output: OutputSpec, video?: CodecInfo | null): boolean => Boolean(video?.containers.includes('mpegts'));
+
+/** Either way a transport output carries KLV: in MPEG-TS as above, or in the RTP bundle as RFC 6597 (rtpklvpay). */
+export const streamCarriesKlv = (_output: OutputSpec, video?: CodecInfo | null): boolean => Boolean(video);
 
 /** The messages of a transport output for its streams (audio beside the video codec). */
 export function streamOutputErrors(_transport: string, pipeline: PipelineView, codec: CodecInfo | null): string[] {

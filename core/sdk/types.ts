@@ -85,10 +85,13 @@ export interface SourceFragment {
   /** The stream ends by itself (a file played once): its end-of-stream is a normal end, not a lost source. */
   finite?: boolean;
   /**
-   * When the source may carry KLV metadata (MPEG-TS): a pad reference (e.g. `dec.`) from which it can be linked.
-   * The core links it through a meta/x-klv capsfilter, so no other pad of that element ever matches.
+   * When the source may carry KLV metadata: a pad reference (e.g. `dec.` for a demuxer's meta/x-klv pad) or a chain
+   * starting from one and ending in KLV (`src. ! <RTP KLV caps> ! rtpklvdepay`). The core links it through a
+   * meta/x-klv capsfilter, so no other pad of that element ever matches. A stream without KLV never links it.
    */
   klv?: string;
+  /** The same as `klv`, but inside `companion`: a source read by its companion pipeline has its KLV there. */
+  companionKlv?: string;
   /**
    * Only when fragment() was asked for audio: a chain yielding the source's own audio, decoded (audio/x-raw). It
    * either starts from an element of `description` by reference (`dec. ! …`, a demuxer's or decodebin's audio pad)
@@ -147,6 +150,13 @@ export interface OutputFragment {
   sdp?: string;
   /** The network element that sends the stream (a transport's socket): its figures and errors (core/sdk/transport.ts). */
   transport?: Transport;
+  /**
+   * With a KLV stream, how the engine host stamps it (docs/klv.md). `ahead` (the default): the output releases its
+   * other streams only up to the KLV stream's latest time (a muxer that waits for every input, as 1.22's mpegtsmux
+   * does), so KLV is kept a few hundred ms ahead at a steady rate. `due`: each stream goes out on its own (RTP
+   * payloaders) and KLV is stamped with the time it is sent for; ahead, a syncing sink would hold the video behind it.
+   */
+  klvStamp?: 'ahead' | 'due';
 }
 
 export type RtspService =

@@ -72,8 +72,16 @@ describe('composeSimple: passthrough (no encoding)', () => {
     expect(c.description).toBe(
       'mpegtsmux name="mux" ! filesink name="filesink" location="/tmp/out.ts" '
       + 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 ! capsfilter caps="application/x-rtp,media=video" ! '
-      + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! identity name="srcmeter" silent=true ! h264parse config-interval=-1 ! queue ! mux.',
+      + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! identity name="srcmeter" silent=true ! h264parse config-interval=-1 ! '
+      + 'valve name="eosgate" drop-mode="forward-sticky-events" ! queue ! mux. '
+      // The KLV stream the engine host feeds, relaying the source's KLV track (docs/klv.md).
+      + 'appsrc name="klvsrc" is-live=true do-timestamp=false format="time" caps="meta/x-klv,parsed=true" max-buffers=50 leaky-type="downstream" ! queue ! mux. '
+      + 'src. ! capsfilter caps="application/x-rtp,media=application,encoding-name=SMPTE336M" ! rtpklvdepay ! capsfilter caps="meta/x-klv" ! '
+      + 'queue leaky="downstream" max-size-buffers=30 ! appsink name="klvsink" sync=false async=false max-buffers=30 drop=true',
     );
+    expect(c.klvInjector).toBe('klvsrc');
+    expect(c.klvSink).toBe('klvsink');
+    expect(c.klvStamp).toBe('ahead');
     expect(c.features).toEqual([]);
     expect(c.encoderElement).toBeUndefined();
   });
@@ -81,8 +89,13 @@ describe('composeSimple: passthrough (no encoding)', () => {
   it('into a local RTSP server, the feed payloads the probed codec', () => {
     const c = composeSimple({ ...pt, output: { uri: 'rtsp://0.0.0.0:8554/live' } }, registry, { rtspLatencyMs: 200 }, 'h265');
     expect(c.description).toContain('capsfilter caps="video/x-h265" ! identity name="srcmeter" silent=true ! h265parse config-interval=-1 ! queue ! appsink name="rtsp_feed0"');
-    expect(c.rtsp).toMatchObject({ mode: 'feed', feeds: [{ appsink: 'rtsp_feed0', launch: 'h265parse ! rtph265pay name="pay0" pt=96 config-interval=-1' }] });
+    expect(c.rtsp).toMatchObject({
+      mode: 'feed',
+      feeds: [{ appsink: 'rtsp_feed0', launch: 'h265parse ! rtph265pay name="pay0" pt=96 config-interval=-1' }, { appsink: 'rtsp_feed1', launch: 'rtpklvpay name="pay1" pt=97' }],
+    });
     expect(c.sdp).toContain('a=rtpmap:96 H265/90000');
+    expect(c.sdp).toContain('m=application 0 RTP/AVP 97\r\na=rtpmap:97 SMPTE336M/90000');
+    expect(c.klvStamp).toBe('due');
   });
 
   it('a probed codec the output cannot carry is refused with the output\'s own message', () => {

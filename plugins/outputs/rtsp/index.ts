@@ -7,7 +7,8 @@
  * - On demand: the whole pipeline is the mount's launch line, ending in the payloaders; the server builds it at
  *   the first client and tears it down after the last.
  * With audio, the Codec2 stream is a second track beside any video codec: feed rtsp_feed1 → pay1, or pay1 in the
- * on-demand launch.
+ * on-demand launch. KLV (always running only: the engine host feeds it) is the last track, RFC 6597 (rtpklvpay,
+ * m=application … SMPTE336M/90000), stamped when due: nothing here waits for it.
  * The port is the same resource a listening TCP output claims.
  */
 import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin } from '../../../core/sdk';
@@ -35,6 +36,7 @@ export default definePlugin<OutputPlugin>({
   description: 'Local RTSP server (always running or on demand)',
   examples: { valid: ['rtsp://0.0.0.0:8554/live', 'rtsp://127.0.0.1:8554/cam/1'], invalid: ['rtsp://0.0.0.0:8554/', 'rtsp://0.0.0.0:8554/a b'] },
   supportsOnDemand: true,
+  carriesKlv: () => true,
   accepts: (uri) => uri.startsWith('rtsp://'),
   validate(output) {
     const errors: string[] = [];
@@ -79,6 +81,7 @@ export default definePlugin<OutputPlugin>({
       streams: feeds.map((f) => `queue ! ${element('appsink', { name: f.appsink })}`),
       rtsp: { mode: 'feed', ...base, feeds },
       sdp,
+      klvStamp: 'due',
     };
   },
 });

@@ -1,10 +1,10 @@
 /**
  * TCP: tcp://0.0.0.0:port (or [::]) listens and serves every client that connects; tcp://host:port connects out
  * to a receiver that listens. H.264/H.265 go as MPEG-TS; AV1 goes as its RTP bundle with RFC 4571 framing
- * (rtpstreampay: a 16-bit length before each packet), described by the SDP at GET /svc/pipeline/{id}/sdp.
+ * (rtpstreampay: a 16-bit length before each packet), KLV included, described by the SDP at GET /svc/pipeline/{id}/sdp.
  * A listening port is the same resource as a local RTSP server's port, so the two conflict.
  */
-import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, streamOutputErrors, tsCarriesKlv, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 
 const ANY = new Set(['0.0.0.0', '::']);
 
@@ -21,7 +21,7 @@ export default definePlugin<OutputPlugin>({
   description: 'TCP server or client (MPEG-TS; RFC 4571 RTP for AV1)',
   examples: { valid: ['tcp://0.0.0.0:5000', 'tcp://127.0.0.1:5000'], invalid: ['tcp://0.0.0.0', 'tcp://lo@127.0.0.1:5000'] },
   supportsOnDemand: false,
-  carriesKlv: tsCarriesKlv,
+  carriesKlv: streamCarriesKlv,
   accepts: (uri) => uri.startsWith('tcp://'),
   validate(output, pipeline, codec) {
     const errors: string[] = [];
@@ -54,7 +54,7 @@ export default definePlugin<OutputPlugin>({
           attributes: [`setup:${t.listen ? 'passive' : 'active'}`, 'connection:new'],
         })),
       });
-      return { shared: `${bundle.funnel} ! rtpstreampay ! ${sink}`, streams: bundle.chains, sdp };
+      return { shared: `${bundle.funnel} ! rtpstreampay ! ${sink}`, streams: bundle.chains, sdp, klvStamp: 'due' };
     }
     const mux = ctx.name('mux');
     return {

@@ -1,11 +1,11 @@
 /**
  * UDP unicast and multicast. Codecs that fit MPEG-TS (H.264, H.265) go as TS in 7×188-byte datagrams (the
  * STANAG 4609 habit); a codec with no TS mapping that players read (AV1) goes as an RTP bundle on the one port:
- * each stream its own payload type (video 96, then audio 97, …) merged by an rtpfunnel, described by the SDP at
- * GET /svc/pipeline/{id}/sdp. Multicast is sent on the interface named by network_interface or inline as
+ * each stream its own payload type (video 96, then audio 97, then KLV as RFC 6597, …) merged by an rtpfunnel,
+ * described by the SDP at GET /svc/pipeline/{id}/sdp. Multicast is sent on the interface named by network_interface or inline as
  * udp://iface@group:port, with TTL 1 (the appliance's segment).
  */
-import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, streamOutputErrors, tsCarriesKlv, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 
 const MULTICAST_TTL = 1;
 
@@ -23,7 +23,7 @@ export default definePlugin<OutputPlugin>({
   description: 'UDP unicast and multicast (MPEG-TS; RTP bundle for AV1)',
   examples: { valid: ['udp://127.0.0.1:5000', 'udp://lo@239.1.1.1:5000'], invalid: ['udp://127.0.0.1', 'udp://bad iface@239.1.1.1:5000'] },
   supportsOnDemand: false,
-  carriesKlv: tsCarriesKlv,
+  carriesKlv: streamCarriesKlv,
   accepts: (uri) => uri.startsWith('udp://'),
   validate(output, pipeline, codec) {
     const t = target(output);
@@ -62,7 +62,7 @@ export default definePlugin<OutputPlugin>({
         ttl: MULTICAST_TTL,
         media: bundle.media.map((m) => ({ ...m, port: t.port, proto: 'RTP/AVP' as const })),
       });
-      return { shared: `${bundle.funnel} ! ${sink}`, streams: bundle.chains, sdp };
+      return { shared: `${bundle.funnel} ! ${sink}`, streams: bundle.chains, sdp, klvStamp: 'due' };
     }
     const mux = ctx.name('mux');
     return {

@@ -9,7 +9,7 @@
  * (docs/audio.md).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { caps, decodedTails, definePlugin, element, filePath, videoTail, type SourcePlugin } from '../../../core/sdk';
+import { caps, decodedTails, definePlugin, element, filePath, parsedTails, type SourcePlugin } from '../../../core/sdk';
 
 export default definePlugin<SourcePlugin>({
   kind: 'source',
@@ -38,11 +38,13 @@ export default definePlugin<SourcePlugin>({
     const location = filePath(source.uri)!;
     if (!decode) {
       const src = element('filesrc', { name: ctx.name('src'), location });
-      return { description: `${src} ! ${videoTail(ctx, false)} ! ${element('clocksync', { name: ctx.name('pace') })}`, kind: 'encoded', codec: null, finite: true };
+      const parsed = parsedTails(ctx);
+      return { description: `${src} ! ${parsed.video} ! ${element('clocksync', { name: ctx.name('pace') })}`, kind: 'encoded', codec: null, finite: true, klv: parsed.klv };
     }
     // Inter channels are per process, and each pipeline has its own engine host: the element name is unique enough.
     const channel = ctx.name('fileloop');
-    const tails = decodedTails(ctx, Boolean(audio));
+    // A file's KLV (an MPEG-TS recording's) comes out of the reader's decodebin, in the companion.
+    const tails = decodedTails(ctx, Boolean(audio), true);
     let reader = [
       element('filesrc', { name: ctx.name('src'), location }),
       tails.video,
@@ -50,7 +52,7 @@ export default definePlugin<SourcePlugin>({
       // intervideosink syncs to the clock, so the file plays in real time.
       element('intervideosink', { name: ctx.name('loopsink'), channel }),
     ].join(' ! ');
-    if (!tails.audio) return { description: element('intervideosrc', { name: channel, channel }), kind: 'raw', companion: reader };
+    if (!tails.audio) return { description: element('intervideosrc', { name: channel, channel }), kind: 'raw', companion: reader, companionKlv: tails.klv };
     // The file's audio takes the same way through interaudiosink/interaudiosrc, at fixed caps on both ends (Codec2's
     // 8 kHz mono). async=false: the reader must reach PLAYING on its video alone. Between two plays of the file the
     // main pipeline's interaudiosrc gives silence, as the video repeats its last frame.
@@ -62,6 +64,7 @@ export default definePlugin<SourcePlugin>({
       kind: 'raw',
       companion: reader,
       audio: `${element('interaudiosrc', { name: audioChannel, channel: audioChannel })} ! ${raw}`,
+      companionKlv: tails.klv,
     };
   },
 });

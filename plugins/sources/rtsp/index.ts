@@ -1,7 +1,8 @@
 /**
  * rtsp://… (and rtsps://…) through rtspsrc. latency_ms sets the jitter buffer; without it the service-wide
  * RTSP latency setting applies. The video stream is taken by a capsfilter on media=video; when the pipeline's
- * audio is the stream's own (audio.source stream), the first audio track is taken the same way and decoded. A
+ * audio is the stream's own (audio.source stream), the first audio track is taken the same way and decoded; a KLV
+ * track (SMPTE336M) is depayloaded for the core's KLV extraction. A
  * network source is shared freely: it claims nothing.
  */
 import { caps, definePlugin, element, videoTail, type SourcePlugin } from '../../../core/sdk';
@@ -34,9 +35,11 @@ export default definePlugin<SourcePlugin>({
       latency: source.latency_ms ?? ctx.settings.rtspLatencyMs,
     });
     const description = `${src} ! ${caps('application/x-rtp', { media: 'video' })} ! ${videoTail(ctx, decode)}`;
-    if (!audio) return { description, kind: decode ? 'raw' : 'encoded', codec: null };
+    // A KLV track (RFC 6597, SMPTE336M), decoded or passed through alike.
+    const klv = `${name}. ! ${caps('application/x-rtp', { media: 'application', 'encoding-name': 'SMPTE336M' })} ! rtpklvdepay`;
+    if (!audio) return { description, kind: decode ? 'raw' : 'encoded', codec: null, klv };
     // The server's first audio track, decoded by whatever depayloader and decoder GStreamer has for it.
     const audioChain = `${name}. ! ${caps('application/x-rtp', { media: 'audio' })} ! ${element('decodebin', { name: ctx.name('adec') })} ! ${caps('audio/x-raw')}`;
-    return { description, kind: decode ? 'raw' : 'encoded', codec: null, audio: audioChain };
+    return { description, kind: decode ? 'raw' : 'encoded', codec: null, audio: audioChain, klv };
   },
 });

@@ -5,7 +5,7 @@
  * is an error (a caller) or an end of stream (a listener whose caller left), and the core reconnects with backoff.
  * A listener claims its port. README.md has the details.
  */
-import { caps, decodedTails, definePlugin, element, videoTail, type SourcePlugin, type TransportStats } from '../../../core/sdk';
+import { caps, decodedTails, definePlugin, element, parsedTails, type SourcePlugin, type TransportStats } from '../../../core/sdk';
 import { describeTarget, parseSrtUri, srtClaims, srtProperties, srtSecrets, srtTarget } from '../../shared/srt';
 
 /** SRT's own figures about the connection, as a receiver sees it. */
@@ -60,7 +60,7 @@ export default definePlugin<SourcePlugin>({
     const ts = caps('video/mpegts', { systemstream: 'true', packetsize: 188 });
     // As for a UDP source: with audio asked, the TS's audio comes decoded from the same decodebin as the video, and
     // so does its KLV (docs/klv.md).
-    const tails = decode ? decodedTails(ctx, Boolean(audio), true) : { video: videoTail(ctx, false), audio: undefined, klv: undefined };
+    const tails = decode ? decodedTails(ctx, Boolean(audio), true) : { ...parsedTails(ctx), audio: undefined };
     return {
       description: `${src} ! ${ts} ! ${tails.video}`, kind: decode ? 'raw' : 'encoded', codec: null,
       ...(tails.audio ? { audio: tails.audio } : {}),

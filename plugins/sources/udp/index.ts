@@ -4,7 +4,7 @@
  * to listen on (0.0.0.0 for any). A network source is shared freely: it claims nothing (two pipelines may listen to
  * one multicast group; reuse is on).
  */
-import { caps, decodedTails, definePlugin, element, isMulticast, parseHostPort, videoTail, type SourcePlugin } from '../../../core/sdk';
+import { caps, decodedTails, definePlugin, element, isMulticast, parseHostPort, parsedTails, type SourcePlugin } from '../../../core/sdk';
 
 const SILENCE_NS = 3_000_000_000;
 
@@ -40,7 +40,7 @@ export default definePlugin<SourcePlugin>({
     const ts = caps('video/mpegts', { systemstream: 'true', packetsize: 188 });
     // With audio asked, the TS's audio comes decoded from the same decodebin as the video; so does its KLV
     // (STANAG 4609: MPEG-TS with an ST 0601 stream), which the core extracts (docs/klv.md).
-    const tails = decode ? decodedTails(ctx, Boolean(audio), true) : { video: videoTail(ctx, false), audio: undefined, klv: undefined };
+    const tails = decode ? decodedTails(ctx, Boolean(audio), true) : { ...parsedTails(ctx), audio: undefined };
     return {
       description: `${src} ! ${ts} ! ${tails.video}`, kind: decode ? 'raw' : 'encoded', codec: null, lossMessages: ['GstUDPSrcTimeout'],
       ...(tails.audio ? { audio: tails.audio } : {}),

@@ -1,0 +1,79 @@
+// The KLV pacer (core/klv/pacer.ts) for outputs that wait for nothing (RTP: packets stamped when due) and relaying
+// the source's own KLV (docs/klv.md): as it came, at once; held and repeated only for an output that waits for KLV;
+// the geolocation wins; after KLV_RELAY_HOLD_MS without source packets the pacer's own packets come back.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KLV_LEAD_NS, KLV_PERIOD_MS, KLV_RELAY_HOLD_MS, KlvPacer, type KlvPosition } from '../../core/klv/pacer';
+import { decodeSt0601, encodeSt0601 } from '../../core/klv/st0601';
+
+afterEach(() => vi.useRealTimers());
+
+const SOURCE = encodeSt0601({ timestampUs: 1_600_000_000_000_000n, latitude: 10, longitude: 20 });
+
+function rig(ahead: boolean, position: KlvPosition | null = null) {
+  const pushed: Array<{ pts: number; packet: Buffer }> = [];
+  let wall = 1_700_000_000_000;
+  const rt = { value: 1_000_000 };
+  const pacer = new KlvPacer({ push: (packet, pts) => pushed.push({ pts, packet }), runningTime: () => rt.value, now: () => wall }, position, { ahead });
+  const advance = (ms: number) => {
+    wall += ms;
+    rt.value += ms * 1e6;
+    vi.advanceTimersByTime(ms);
+  };
+  return { pacer, pushed, advance, rt };
+}
+
+describe('KlvPacer: stamped when due, relaying the source', () => {
+  it('due: stamps at the running time and the time stamp item says now', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed } = rig(false, { latitude: 1, longitude: 2 });
+    pacer.start();
+    expect(pushed).toHaveLength(1);
+    expect(pushed[0].pts).toBe(1_000_000);
+    expect(decodeSt0601(pushed[0].packet).timestampUs).toBe(1_700_000_000_000_000n);
+    pacer.stop();
+  });
+
+  it('due: a source packet goes out once, as it came, and stops the pacer\'s own until it is stale', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed, advance } = rig(false);
+    pacer.start();
+    expect(pushed).toHaveLength(1); // the minimal local set until the source sends
+    pacer.relay(SOURCE);
+    expect(pushed).toHaveLength(2);
+    expect(pushed[1].packet.equals(SOURCE)).toBe(true);
+    advance(KLV_RELAY_HOLD_MS);
+    expect(pushed).toHaveLength(2); // nothing repeated, nothing of its own while the source is fresh
+    advance(KLV_PERIOD_MS);
+    expect(pushed).toHaveLength(3);
+    expect(decodeSt0601(pushed[2].packet).latitude).toBeUndefined();
+    pacer.stop();
+  });
+
+  it('ahead: the source packet is repeated every period, stamped ahead, PTS never backwards', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed, advance } = rig(true);
+    pacer.start();
+    pacer.relay(SOURCE);
+    advance(KLV_PERIOD_MS * 3);
+    const relayed = pushed.slice(1);
+    expect(relayed).toHaveLength(4);
+    for (const p of relayed) expect(p.packet.equals(SOURCE)).toBe(true);
+    for (let i = 1; i < pushed.length; i++) expect(pushed[i].pts).toBeGreaterThan(pushed[i - 1].pts);
+    // Lead ahead of the running time (plus the ns a push in the same instant is moved on by).
+    expect(relayed[3].pts - (1_000_000 + KLV_PERIOD_MS * 3 * 1e6 + KLV_LEAD_NS)).toBeGreaterThanOrEqual(0);
+    expect(relayed[3].pts - (1_000_000 + KLV_PERIOD_MS * 3 * 1e6 + KLV_LEAD_NS)).toBeLessThan(10);
+    pacer.stop();
+  });
+
+  it('a geolocation wins over the source, and null gives the source back', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed, advance } = rig(true, { latitude: 48, longitude: 11 });
+    pacer.start();
+    pacer.relay(SOURCE);
+    advance(KLV_PERIOD_MS);
+    expect(pushed.every((p) => decodeSt0601(p.packet).latitude! > 47)).toBe(true);
+    pacer.set(null);
+    expect(pushed.at(-1)!.packet.equals(SOURCE)).toBe(true);
+    pacer.stop();
+  });
+});

@@ -1,0 +1,57 @@
+// What a receiver outside encoderd sees of KLV, for the KLV tests: gst-launch-1.0 (rtspsrc ! rtpklvdepay, tsdemux),
+// ffprobe and ffmpeg, and the ST 0601 decoder of core/klv.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { decodeSt0601, type St0601Decoded } from '../../core/klv/st0601';
+import { run } from '../helpers/service';
+
+// Half a step of each ST 0601 mapping (the encoder rounds to nearest), plus float slack.
+export const PREC = { lat: 90 / (2 ** 31 - 1) / 2 + 1e-12, lon: 180 / (2 ** 31 - 1) / 2 + 1e-12, alt: 19900 / 65535 / 2 + 1e-9, heading: 360 / 65535 / 2 + 1e-9 };
+
+export interface Position { latitude: number; longitude: number; altitude: number; heading: number }
+
+export function expectPosition(d: Partial<St0601Decoded>, want: Position): void {
+  expect(d.checksumOk).toBe(true);
+  expect(Math.abs(d.latitude! - want.latitude)).toBeLessThanOrEqual(PREC.lat);
+  expect(Math.abs(d.longitude! - want.longitude)).toBeLessThanOrEqual(PREC.lon);
+  expect(Math.abs(d.altitude! - want.altitude)).toBeLessThanOrEqual(PREC.alt);
+  expect(Math.abs(d.heading! - want.heading)).toBeLessThanOrEqual(PREC.heading);
+}
+
+/** Decodes every file gst-launch's multifilesink wrote, one KLV packet each, in order. */
+function packetsIn(dir: string): St0601Decoded[] {
+  return readdirSync(dir).sort().map((f) => decodeSt0601(readFileSync(join(dir, f))));
+}
+
+/**
+ * An RTSP client: gst-launch-1.0 rtspsrc (over TCP) with the video to a fakesink and the KLV track depayloaded by
+ * rtpklvdepay into files, for `seconds`. Returns the ST 0601 packets decoded.
+ */
+export async function rtspKlv(url: string, scratch: string, seconds: number): Promise<{ packets: St0601Decoded[]; stderr: string }> {
+  const out = mkdtempSync(join(scratch, 'rtsp-klv-'));
+  const r = await run('timeout', ['-s', 'INT', String(seconds), 'gst-launch-1.0', '-e', '-q',
+    'rtspsrc', `location=${url}`, 'protocols=tcp', 'name=s',
+    's.', '!', 'application/x-rtp,media=video', '!', 'fakesink',
+    's.', '!', 'application/x-rtp,media=application,encoding-name=SMPTE336M', '!', 'rtpklvdepay', '!', 'multifilesink', `location=${out}/%05d.bin`,
+  ], { timeoutMs: (seconds + 10) * 1000 });
+  return { packets: packetsIn(out), stderr: r.stderr };
+}
+
+/** The KLV of an MPEG-TS file: ffprobe's stream list and KLV packet PTS, gst-launch tsdemux's meta/x-klv buffers decoded. */
+export async function tsKlv(ts: string, scratch: string): Promise<{ streams: string; pts: Array<number | null>; packets: St0601Decoded[] }> {
+  const probe = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,codec_tag_string', '-of', 'csv=p=0', ts]);
+  const pk = await run('ffprobe', ['-v', 'error', '-select_streams', 'd', '-show_entries', 'packet=pts', '-of', 'json', ts]);
+  const out = mkdtempSync(join(scratch, 'ts-klv-'));
+  const demux = await run('gst-launch-1.0', ['-q', 'filesrc', `location=${ts}`, '!', 'tsdemux', '!', 'meta/x-klv', '!', 'multifilesink', `location=${out}/%05d.bin`], { timeoutMs: 20000 });
+  expect(demux.code, demux.stderr).toBe(0);
+  const pts = (JSON.parse(pk.stdout).packets ?? []).map((p: { pts?: number }) => (typeof p.pts === 'number' ? p.pts : null));
+  return { streams: probe.stdout, pts, packets: packetsIn(out) };
+}
+
+/** ffmpeg's error lines decoding `frames` video frames of `input` (extra input options before -i). */
+export async function ffmpegErrors(input: string, frames: number, inputOptions: string[] = []): Promise<string[]> {
+  const r = await run('ffmpeg', ['-nostdin', '-v', 'error', ...inputOptions, '-i', input, '-map', '0:v:0', '-frames:v', String(frames), '-f', 'null', '-'], { timeoutMs: 40000 });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stderr.split('\n').filter((l) => l.trim() !== '');
+}
