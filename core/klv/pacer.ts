@@ -51,7 +51,7 @@ export class KlvPacer {
   private position: KlvPosition | null;
   private timer: NodeJS.Timeout | null = null;
   private lastPts = -1;
-  private relayed: { packet: Buffer; at: number } | null = null;
+  private relayed: { packet: Buffer; at: number; pushedAt: number } | null = null;
   private readonly leadNs: number;
 
   constructor(private readonly deps: PacerDeps, position: KlvPosition | null, private readonly opts: PacerOptions = { ahead: true }) {
@@ -80,8 +80,9 @@ export class KlvPacer {
    * geolocation of its own. It goes out at once; an `ahead` output repeats it every period while it is the latest.
    */
   relay(packet: Buffer): void {
-    this.relayed = { packet, at: this.deps.now() };
-    if (this.timer && !this.position) this.pushAt(packet);
+    const now = this.deps.now();
+    this.relayed = { packet, at: now, pushedAt: -Infinity };
+    if (this.timer && !this.position && this.pushAt(packet)) this.relayed.pushedAt = now;
   }
 
   stop(): void {
@@ -95,9 +96,14 @@ export class KlvPacer {
   /** One period's push; false when the pipeline has no clock yet or the appsrc refused it. */
   tick(): boolean {
     const now = this.deps.now();
-    const relaying = !this.position && this.relayed && now - this.relayed.at <= KLV_RELAY_HOLD_MS;
-    if (relaying && !this.opts.ahead) return this.deps.runningTime() >= 0;
-    return this.pushAt(relaying ? this.relayed!.packet : pacedPacket(this.position, now, this.leadNs));
+    const relayed = !this.position && this.relayed && now - this.relayed.at <= KLV_RELAY_HOLD_MS ? this.relayed : null;
+    // While the source sends, its packets go out as they come; an `ahead` output gets the latest again only when
+    // none came for a period (a source slower than 10 Hz), so a 10 Hz source stays 10 Hz.
+    if (relayed && (!this.opts.ahead || now - relayed.pushedAt < KLV_PERIOD_MS)) return this.deps.runningTime() >= 0;
+    if (!relayed) return this.pushAt(pacedPacket(this.position, now, this.leadNs));
+    if (!this.pushAt(relayed.packet)) return false;
+    relayed.pushedAt = now;
+    return true;
   }
 
   private pushAt(packet: Buffer): boolean {

@@ -14,10 +14,13 @@ function rig(ahead: boolean, position: KlvPosition | null = null) {
   let wall = 1_700_000_000_000;
   const rt = { value: 1_000_000 };
   const pacer = new KlvPacer({ push: (packet, pts) => pushed.push({ pts, packet }), runningTime: () => rt.value, now: () => wall }, position, { ahead });
+  // Wall time and running time move with the fake timers, 10 ms at a time.
   const advance = (ms: number) => {
-    wall += ms;
-    rt.value += ms * 1e6;
-    vi.advanceTimersByTime(ms);
+    for (let t = 0; t < ms; t += 10) {
+      wall += 10;
+      rt.value += 10e6;
+      vi.advanceTimersByTime(10);
+    }
   };
   return { pacer, pushed, advance, rt };
 }
@@ -49,7 +52,7 @@ describe('KlvPacer: stamped when due, relaying the source', () => {
     pacer.stop();
   });
 
-  it('ahead: the source packet is repeated every period, stamped ahead, PTS never backwards', () => {
+  it('ahead: the source packet is repeated each period none came, stamped ahead, PTS never backwards', () => {
     vi.useFakeTimers();
     const { pacer, pushed, advance } = rig(true);
     pacer.start();
@@ -62,6 +65,19 @@ describe('KlvPacer: stamped when due, relaying the source', () => {
     // Lead ahead of the running time (plus the ns a push in the same instant is moved on by).
     expect(relayed[3].pts - (1_000_000 + KLV_PERIOD_MS * 3 * 1e6 + KLV_LEAD_NS)).toBeGreaterThanOrEqual(0);
     expect(relayed[3].pts - (1_000_000 + KLV_PERIOD_MS * 3 * 1e6 + KLV_LEAD_NS)).toBeLessThan(10);
+    pacer.stop();
+  });
+
+  it('ahead: a source at the pacer\'s own rate is not doubled', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed, advance } = rig(true);
+    pacer.start();
+    advance(35);
+    for (let i = 0; i < 10; i++) {
+      pacer.relay(SOURCE);
+      advance(KLV_PERIOD_MS);
+    }
+    expect(pushed.filter((p) => p.packet.equals(SOURCE)).length).toBe(10);
     pacer.stop();
   });
 
