@@ -69,7 +69,11 @@ describe('composeSimple with audio', () => {
     const c = composeSimple(base, registry, { rtspLatencyMs: 200 });
     expect(c.description).toContain('src. ! capsfilter caps="application/x-rtp,media=audio" ! decodebin name="adec" ! capsfilter caps="audio/x-raw" ! queue ! ');
     expect(c.description).toContain('codec2enc name="aenc" mode=1300 ! queue ! appsink name="rtsp_feed1"');
-    expect(c.rtsp).toMatchObject({ mode: 'feed', feeds: [{ appsink: 'rtsp_feed0' }, { appsink: 'rtsp_feed1', launch: 'rtpcodec2pay name="pay1" pt=97 frames-per-packet=64 max-ptime=80000000' }] });
+    expect(c.rtsp).toMatchObject({
+      mode: 'feed',
+      // The KLV track last (docs/klv.md).
+      feeds: [{ appsink: 'rtsp_feed0' }, { appsink: 'rtsp_feed1', launch: 'rtpcodec2pay name="pay1" pt=97 frames-per-packet=64 max-ptime=80000000' }, { appsink: 'rtsp_feed2', launch: 'rtpklvpay name="pay2" pt=98' }],
+    });
     expect(c.sdp).toContain('m=audio 0 RTP/AVP 97\r\na=rtpmap:97 CODEC2/8000\r\na=fmtp:97 mode=1300\r\na=control:stream=1\r\n');
     expect(c.features).toEqual(['h264', 'codec2']);
   });

@@ -47,6 +47,8 @@ describe('outputs publish their SDP through composition', () => {
     expect(sdp('h265', 'rtsp://0.0.0.0:8554/live')).toBe(crlf([
       'v=0', 'o=- 1794036519 1 IN IP4 127.0.0.1', 's=cam1', 'c=IN IP4 0.0.0.0', 't=0 0', 'a=range:npt=now-', 'a=control:*',
       'm=video 0 RTP/AVP 96', 'a=rtpmap:96 H265/90000', 'a=control:stream=0',
+      // The KLV track the engine host feeds (docs/klv.md); an on-demand mount has none.
+      'm=application 0 RTP/AVP 97', 'a=rtpmap:97 SMPTE336M/90000', 'a=control:stream=1',
     ]));
     expect(sdp('av1', 'rtsp://0.0.0.0:8554/live', true)).toContain('a=rtpmap:96 AV1/90000\r\n');
   });
