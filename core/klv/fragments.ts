@@ -39,8 +39,12 @@ export function klvInjector(ctx: ComposeContext): { appsrc: string; description:
   };
 }
 
-/** `from` is the pad reference the source gives (e.g. `dec.`). */
-export function klvExtractor(ctx: ComposeContext, from: string): { sink: string; description: string } {
+/**
+ * `from` is the pad reference (or chain) the source gives (e.g. `dec.`). `paced`: the source is read from storage, not
+ * live (a file), so its demuxer runs ahead of the clock and the appsink waits for each packet's time; a live source's
+ * packets are taken as they come.
+ */
+export function klvExtractor(ctx: ComposeContext, from: string, paced = false): { sink: string; description: string } {
   const sink = ctx.name('klvsink');
   return {
     sink,
@@ -48,7 +52,7 @@ export function klvExtractor(ctx: ComposeContext, from: string): { sink: string;
       from,
       element('capsfilter', { caps: 'meta/x-klv' }),
       element('queue', { leaky: 'downstream', 'max-size-buffers': 30 }),
-      element('appsink', { name: sink, sync: false, async: false, 'max-buffers': 30, drop: true }),
+      element('appsink', { name: sink, sync: paced, async: false, 'max-buffers': 30, drop: true }),
     ].join(' ! '),
   };
 }

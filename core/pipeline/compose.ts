@@ -208,8 +208,9 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   if (klvIn) parts.push(`${klvIn.description} ! ${of.streams[streams.length - 1]}`);
   if (framegrab) parts.push(framegrab.branch);
   const klvFrom = onDemand ? undefined : sf.klv ?? (sf.companion ? sf.companionKlv : undefined);
-  const klvOut = klvFrom ? klvExtractor(ctx, klvFrom) : undefined;
-  const klvInCompanion = Boolean(klvOut && !sf.klv);
+  const klvInCompanion = Boolean(klvFrom && !sf.klv);
+  // A companion reads a file in real time, and so does a finite (file) source: their KLV keeps to the clock too.
+  const klvOut = klvFrom ? klvExtractor(ctx, klvFrom, klvInCompanion || Boolean(sf.finite)) : undefined;
   if (klvOut && !klvInCompanion) parts.push(klvOut.description);
   const description = parts.join(' ');
   let rtsp = of.rtsp;
