@@ -3,7 +3,8 @@
  *
  * Timestamps: each sample's running time in the producer is shifted by one offset per media, chosen at the first
  * buffer so that it lands on the media's running time "now" (0 before the media runs). PTS-DTS distances stay as
- * the encoder made them, and the media sees the producer's own cadence instead of arrival jitter. */
+ * the encoder made them, and the media sees the producer's own cadence instead of arrival jitter (the appsrc does
+ * not stamp: a passed-through stream's missing DTS would be its arrival time). */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
@@ -98,8 +99,10 @@ static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
     if (caps && (!current || !gst_caps_is_equal(current, caps))) gst_app_src_set_caps(GST_APP_SRC(src), caps);
     if (current) gst_caps_unref(current);
     GstBuffer *out = gst_buffer_copy(in);  /* shares the memory; only the metadata is ours to change */
-    /* Without a usable time the appsrc (do-timestamp) stamps it on arrival. */
-    GST_BUFFER_PTS(out) = shifted(pts, offset);
+    /* A missing DTS stays missing (an RTP-depayloaded stream has none): the appsrc's do-timestamp stamped it with
+     * the arrival time, and the payloader's parser then moved a frame that arrived late to that time (single
+     * frames 1-4 ms off a passed-through source's grid). Only a sample with no time at all is stamped on arrival. */
+    GST_BUFFER_PTS(out) = GST_CLOCK_TIME_IS_VALID(base) ? shifted(pts, offset) : media_now(src);
     GST_BUFFER_DTS(out) = shifted(dts, offset);
     if (first) GST_BUFFER_FLAG_SET(out, GST_BUFFER_FLAG_DISCONT);
     gst_app_src_push_buffer(GST_APP_SRC(src), out);
@@ -149,7 +152,7 @@ char *ng_feed_launch(char **launches, guint n) {
   GString *s = g_string_new("( ");
   /* leaky-type: a media that stops reading (a paused client) must not make the queue grow without bound. */
   for (guint i = 0; i < n; i++)
-    g_string_append_printf(s, "appsrc name=feed%u is-live=true format=time do-timestamp=true max-bytes=0 "
+    g_string_append_printf(s, "appsrc name=feed%u is-live=true format=time max-bytes=0 "
                               "max-buffers=120 leaky-type=downstream ! %s ", i, launches[i]);
   g_string_append(s, ")");
   return g_string_free(s, FALSE);

@@ -33,6 +33,11 @@ export default definePlugin<SourcePlugin>({
       name,
       location: source.uri,
       latency: source.latency_ms ?? ctx.settings.rtspLatencyMs,
+      // Passed through, the stream keeps the sender's timing (docs/dataplane.md, passthrough, "Timing"): timestamps
+      // from RTP time alone, not arrival times smoothed by the jitter buffer's skew estimate; and no lip-sync offset
+      // from the sender's first RTCP report, which rtpbin applies between a session's streams as a step (any offset
+      // over 1 ns is ignored).
+      ...(decode ? {} : { 'buffer-mode': 'none', 'max-ts-offset': 1 }),
     });
     const description = `${src} ! ${caps('application/x-rtp', { media: 'video' })} ! ${videoTail(ctx, decode)}`;
     // A KLV track (RFC 6597, SMPTE336M), decoded or passed through alike.
