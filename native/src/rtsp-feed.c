@@ -100,7 +100,7 @@ static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
     if (current) gst_caps_unref(current);
     GstBuffer *out = gst_buffer_copy(in);  /* shares the memory; only the metadata is ours to change */
     /* A missing DTS stays missing (an RTP-depayloaded stream has none): the appsrc's do-timestamp stamped it with
-     * the arrival time, and the payloader's parser then moved a frame that arrived late to that time (single
+     * the arrival time, and the mount then sent a frame that arrived late with its PTS moved towards it (single
      * frames 1-4 ms off a passed-through source's grid). Only a sample with no time at all is stamped on arrival. */
     GST_BUFFER_PTS(out) = GST_CLOCK_TIME_IS_VALID(base) ? shifted(pts, offset) : media_now(src);
     GST_BUFFER_DTS(out) = shifted(dts, offset);
