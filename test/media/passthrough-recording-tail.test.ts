@@ -2,7 +2,8 @@
 // senders are (`mpegtsmux alignment=7`: 7 TS packets a datagram, so the last packets of a frame wait in the sender
 // for the next frame's): when the stop comes, the relay has most of a frame, and tsdemux drains it at the
 // end-of-stream as if it were whole. ffmpeg is the judge of each recording: every frame decodes with no error line,
-// the last one included. docs/dataplane.md, passthrough ("Stopping a recording").
+// the last one included, and the frames keep the sender's cadence. docs/dataplane.md, passthrough ("Stopping a
+// recording", "Timing").
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,23 +22,28 @@ beforeAll(async () => {
   svc = await startService({ args: ['--start-timeout-ms', '6000'] });
   dir = mkdtempSync(join(tmpdir(), 'encoderd-tail-'));
   srcPort = await freePort();
-  // 600 kbit/s at 15 fps: about 5 kB, four datagrams, a frame.
-  sender = spawn('gst-launch-1.0', ['-q', 'videotestsrc', 'is-live=true', 'pattern=ball', '!',
+  sender = send(srcPort);
+});
+
+/** 600 kbit/s at 15 fps: about 5 kB, four datagrams, a frame. */
+function send(port: number): ChildProcess {
+  return spawn('gst-launch-1.0', ['-q', 'videotestsrc', 'is-live=true', 'pattern=ball', '!',
     `video/x-raw,width=${FRAME.width},height=${FRAME.height},framerate=${FRAME.fps}/1`, '!',
     'x264enc', 'tune=zerolatency', 'speed-preset=ultrafast', 'bitrate=600', `key-int-max=${FRAME.fps}`, '!',
-    'h264parse', 'config-interval=-1', '!', 'mpegtsmux', 'alignment=7', '!', 'udpsink', 'host=127.0.0.1', `port=${srcPort}`],
+    'h264parse', 'config-interval=-1', '!', 'mpegtsmux', 'alignment=7', '!', 'udpsink', 'host=127.0.0.1', `port=${port}`],
   { stdio: 'ignore', env: { ...process.env, ...GST_ENV } });
-});
+}
 
 afterAll(async () => {
   sender?.kill('SIGKILL');
   await svc?.stop();
 });
 
-/** The video packets of a file, in order, as ffprobe reads them. */
-async function packets(path: string): Promise<Array<{ size: number; key: boolean }>> {
-  const r = await run('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_entries', 'packet=size,flags', '-of', 'json', path]);
-  return (JSON.parse(r.stdout) as { packets: Array<{ size: string; flags: string }> }).packets.map((p) => ({ size: Number(p.size), key: p.flags.startsWith('K') }));
+/** The video packets of a file, in order, as ffprobe reads them (times in seconds). */
+async function packets(path: string): Promise<Array<{ size: number; key: boolean; pts: number }>> {
+  const r = await run('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_entries', 'packet=size,flags,pts_time', '-of', 'json', path]);
+  return (JSON.parse(r.stdout) as { packets: Array<{ size: string; flags: string; pts_time: string }> }).packets
+    .map((p) => ({ size: Number(p.size), key: p.flags.startsWith('K'), pts: Number(p.pts_time) }));
 }
 
 describe('a UDP MPEG-TS source passed through into a recording', () => {
@@ -59,6 +65,14 @@ describe('a UDP MPEG-TS source passed through into a recording', () => {
       // Every packet written is a frame ffmpeg shows, and none is reported damaged.
       expect(verdict.decoded, verdict.log).toBe(pkts.length);
       expect(verdict.errors, verdict.log).toEqual([]);
+      expectCadence(pkts);
     });
   }
 });
+
+/** Every step one frame period, within Matroska's 1 ms resolution (docs/dataplane.md, passthrough, "Timing"). */
+function expectCadence(pkts: Array<{ pts: number }>): void {
+  const period = 1 / FRAME.fps;
+  const steps = pkts.slice(1).map((p, i) => p.pts - pkts[i].pts);
+  expect(steps.every((d) => Math.abs(d - period) <= 0.0015), JSON.stringify(steps.map((d) => Math.round(d * 90000)))).toBe(true);
+}
