@@ -61,7 +61,7 @@ describe('composeSimple: passthrough (no encoding)', () => {
     expect(c.features).toEqual([]);
     expect(c.probe).toEqual({
       sink: 'probe',
-      description: 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 ! capsfilter caps="application/x-rtp,media=video" ! '
+      description: 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 buffer-mode="none" max-ts-offset=1 ! capsfilter caps="application/x-rtp,media=video" ! '
         + 'parsebin name="parse" ! capsfilter caps="video/x-h264;video/x-h265;video/x-av1" ! appsink name="probe" sync=false',
     });
   });
@@ -71,7 +71,7 @@ describe('composeSimple: passthrough (no encoding)', () => {
     expect(c.probe).toBeUndefined();
     expect(c.description).toBe(
       'mpegtsmux name="mux" ! filesink name="filesink" location="/tmp/out.ts" '
-      + 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 ! capsfilter caps="application/x-rtp,media=video" ! '
+      + 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 buffer-mode="none" max-ts-offset=1 ! capsfilter caps="application/x-rtp,media=video" ! '
       + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! identity name="srcmeter" silent=true ! h264parse config-interval=-1 ! '
       + 'valve name="eosgate" drop-mode="forward-sticky-events" ! queue ! mux. '
       // The KLV stream the engine host feeds, relaying the source's KLV track (docs/klv.md).
