@@ -39,7 +39,7 @@ function group(): string {
 }
 
 describe('UDP', () => {
-  it('unicast: H.264 and H.265 as MPEG-TS (no SDP), AV1 as RTP described by GET /sdp and read through sdpdemux', async () => {
+  it('unicast: H.264 and H.265 as MPEG-TS (no SDP), AV1 as RTP described by GET /sdp and split by payload type', async () => {
     await Promise.all(ALL.map(async (codec) => {
       const port = await freePort();
       const id = `udp-${codec}`;
@@ -51,9 +51,11 @@ describe('UDP', () => {
         expect(sdp.text).toContain(`m=video ${port} RTP/AVP 96\r\n`);
         expect(sdp.text).toContain('a=rtpmap:96 AV1/90000\r\n');
         expect(sdp.text).toContain('c=IN IP4 127.0.0.1\r\n');
-        const file = join(dir, `${id}.sdp`);
-        writeFileSync(file, sdp.text);
-        await expectReceived(receive(`filesrc location=${file} ! sdpdemux latency=100 ! ${rtpTail(codec)}`));
+        // The bundle's KLV stream shares the port (m=application … SMPTE336M, docs/klv.md), which sdpdemux cannot read
+        // (one socket per m= line): the receiver splits the port by payload type, as docs/dataplane.md says.
+        const klvPt = /m=application \d+ RTP\/AVP (\d+)/.exec(sdp.text)?.[1];
+        expect(klvPt).toBe('97');
+        await expectReceived(receive(`udpsrc address=127.0.0.1 port=${port} caps=${AV1_RTP} ! rtpptdemux ignored-payload-types=<${klvPt}> ! rtpjitterbuffer latency=100 ! ${rtpTail(codec)}`));
       } else {
         const r = receive(`udpsrc port=${port} caps=video/mpegts,systemstream=true ! ${tsTail(codec)}`);
         await sleep(300);
@@ -76,7 +78,8 @@ describe('UDP', () => {
       const extra = i % 2 === 0 ? { output: { uri, network_interface: 'lo' } } : {};
       const src = `udpsrc address=${g} port=${port} multicast-iface=lo auto-multicast=true`;
       const r = codec === 'av1'
-        ? receive(`${src} caps=${AV1_RTP} ! rtpjitterbuffer latency=100 ! ${rtpTail(codec)}`)
+        // The bundle's KLV stream (payload type 97) is dropped by payload type.
+        ? receive(`${src} caps=${AV1_RTP} ! rtpptdemux ignored-payload-types=<97> ! rtpjitterbuffer latency=100 ! ${rtpTail(codec)}`)
         : receive(`${src} caps=video/mpegts,systemstream=true ! ${tsTail(codec)}`);
       await sleep(300);
       await create({ ...body(id, codec, uri), ...extra });
