@@ -4,8 +4,10 @@
  *   output as one more stream. The pacer stamps every buffer itself, ahead of the running time (1.22's mpegtsmux
  *   holds PTS-less KLV until end-of-stream, and waits for the KLV input before it releases video: docs/klv.md).
  *   A bounded, leaky queue: should the video stall, stale packets are dropped rather than piling up.
- * - extraction: the source's KLV pad (tsdemux's meta/x-klv, through decodebin or parsebin) into an appsink the
- *   engine host watches. The capsfilter comes first so the demuxer's video pad can never link into this branch.
+ * - extraction: the source's KLV pad (tsdemux's meta/x-klv, through decodebin or parsebin; rtspsrc's SMPTE336M
+ *   track after rtpklvdepay) into an appsink the engine host watches, whose samples it also relays into the output's
+ *   KLV stream when the pipeline has no geolocation. The capsfilter comes first so the demuxer's video pad can never
+ *   link into this branch.
  */
 import { element, type CodecInfo, type ComposeContext } from '../sdk';
 
