@@ -102,7 +102,7 @@ describe('TCP', () => {
       await sleep(500);
       const src = `tcpclientsrc host=127.0.0.1 port=${port}`;
       await expectReceived(codec === 'av1'
-        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! ${rtpTail(codec)}`)
+        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! rtpptdemux ignored-payload-types=<97> ! ${rtpTail(codec)}`)
         : receive(`${src} ! ${tsTail(codec)}`));
       if (codec === 'av1') {
         const sdp = await svc.api('GET', `/svc/pipeline/${id}/sdp`);
@@ -119,7 +119,7 @@ describe('TCP', () => {
       const id = `tcpc-${codec}`;
       const src = `tcpserversrc host=127.0.0.1 port=${port}`;
       const r = codec === 'av1'
-        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! ${rtpTail(codec)}`)
+        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! rtpptdemux ignored-payload-types=<97> ! ${rtpTail(codec)}`)
         : receive(`${src} ! ${tsTail(codec)}`);
       await sleep(500);
       await create(body(id, codec, `tcp://127.0.0.1:${port}`));
@@ -184,7 +184,7 @@ describe('live bitrate', () => {
       expect(p.body.encoding.bitrate).toBe(800);
       const src = `tcpclientsrc host=127.0.0.1 port=${port}`;
       await expectReceived(codec === 'av1'
-        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! ${rtpTail(codec)}`)
+        ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! rtpptdemux ignored-payload-types=<97> ! ${rtpTail(codec)}`)
         : receive(`${src} ! ${tsTail(codec)}`));
       await remove(id);
     }));
