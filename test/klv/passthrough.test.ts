@@ -1,13 +1,15 @@
 // A passed-through source keeps its KLV in every output that can carry it (docs/klv.md): an RTSP source with a
 // SMPTE336M track (another encoderd pipeline with a geolocation) relayed unencoded into a local RTSP output (as
 // rtspsrc ! rtpklvdepay and ffprobe see it) and into a .ts recording (tsdemux, ffprobe); the video decodes in ffmpeg
-// without an error line. A geolocation PATCHed onto the relay replaces the source's KLV; null gives it back.
+// without an error line. A geolocation PATCHed onto the relay replaces the source's KLV; null gives it back. A UDP
+// MPEG-TS source's KLV stream (parsebin's KLV pad) passed through into RTSP becomes its KLV track.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, run, startService, waitFor, type RunningService } from '../helpers/service';
-import { expectPosition, ffmpegErrors, rtspKlv, tsKlv } from './receivers';
+import { openSse } from '../helpers/sse';
+import { expectPosition, expectCleanDecode, rtspKlv, tsKlv } from './receivers';
 
 const CAM = { latitude: 40.689247, longitude: -74.044502, altitude: 93, heading: 12.5 };
 const OWN = { latitude: 45.5, longitude: 7.25, altitude: 1000, heading: 300 };
@@ -47,7 +49,7 @@ describe('passthrough keeps the source\'s KLV', () => {
       // The client joins a running relay whose source's KLV has long arrived: every packet is the source's.
       expect(source.packets.length, source.stderr).toBeGreaterThanOrEqual(10);
       for (const d of source.packets) expectPosition(d, CAM);
-      expect(await ffmpegErrors(url, 30, ['-rtsp_transport', 'tcp'])).toEqual([]);
+      await expectCleanDecode(url, 30, ['-rtsp_transport', 'tcp']);
 
       expect((await svc.api('PATCH', '/svc/pipeline/relay', { geolocation: OWN })).status).toBe(200);
       const own = await rtspKlv(url, dir, 3);
@@ -60,6 +62,37 @@ describe('passthrough keeps the source\'s KLV', () => {
       for (const d of back.packets) expectPosition(d, CAM);
     } finally {
       await remove('relay');
+    }
+  }, 90_000);
+
+  it('UDP MPEG-TS source into a local RTSP output: the KLV stream becomes the RTSP KLV track, and klv events', async () => {
+    const port = await freePort();
+    const url = `rtsp://127.0.0.1:${await freePort()}/fromts`;
+    // The sender first: a passed-through source is probed when the relay starts, and must be sending then.
+    let r = await svc.api('POST', '/svc/pipeline', { id: 'tssender', mode: 'simple', source: { uri: 'test://ball' }, encoding: ENCODING, output: { uri: `udp://127.0.0.1:${port}` } });
+    expect(r.status, r.text).toBe(201);
+    try {
+      expect((await svc.api('PATCH', '/svc/pipeline/tssender', { geolocation: OWN })).status).toBe(200);
+      r = await svc.api('POST', '/svc/pipeline', { id: 'tsrelay', mode: 'simple', source: { uri: `udp://127.0.0.1:${port}` }, output: { uri: url } });
+      expect(r.status, r.text).toBe(201);
+      await waitFor(async () => (await svc.api('GET', '/svc/pipeline/tsrelay')).body.klv?.available === true, 15000);
+      const sse = await openSse(svc.port, '/svc/pipeline/tsrelay/status/events');
+      try {
+        expect((await svc.api('PUT', '/svc/pipeline/tsrelay/klv/start')).status).toBe(200);
+        const ev = await sse.next((e) => e.event === 'klv', 5000);
+        expectPosition({ ...ev.data, checksumOk: ev.data.checksum_ok }, OWN);
+      } finally {
+        sse.close();
+      }
+      const got = await rtspKlv(url, dir, 3);
+      const first = got.packets.findIndex((d) => d.latitude !== undefined);
+      expect(first, got.stderr).toBeGreaterThanOrEqual(0);
+      expect(got.packets.length - first).toBeGreaterThanOrEqual(10);
+      for (const d of got.packets.slice(first)) expectPosition(d, OWN);
+      await expectCleanDecode(url, 30, ['-rtsp_transport', 'tcp']);
+    } finally {
+      await remove('tssender');
+      await remove('tsrelay');
     }
   }, 90_000);
 
@@ -81,6 +114,6 @@ describe('passthrough keeps the source\'s KLV', () => {
     expect(first).toBeLessThanOrEqual(5);
     expect(k.packets.length - first).toBeGreaterThanOrEqual(15);
     for (const d of k.packets.slice(first)) expectPosition(d, CAM);
-    expect(await ffmpegErrors(file, 30)).toEqual([]);
+    await expectCleanDecode(file, 30);
   }, 90_000);
 });

@@ -49,9 +49,25 @@ export async function tsKlv(ts: string, scratch: string): Promise<{ streams: str
   return { streams: probe.stdout, pts, packets: packetsIn(out) };
 }
 
-/** ffmpeg's error lines decoding `frames` video frames of `input` (extra input options before -i). */
-export async function ffmpegErrors(input: string, frames: number, inputOptions: string[] = []): Promise<string[]> {
-  const r = await run('ffmpeg', ['-nostdin', '-v', 'error', ...inputOptions, '-i', input, '-map', '0:v:0', '-frames:v', String(frames), '-f', 'null', '-'], { timeoutMs: 40000 });
+/**
+ * ffmpeg's damage report decoding `frames` video frames of `input` (extra input options before -i), judged as in
+ * test/media/ffmpeg-receivers.test.ts: the error lines (and "corrupt decoded frame", "concealing … errors") after
+ * the first decoded frame. What comes before it is a joiner's wait for a keyframe, which a passed-through stream
+ * cannot be asked for. `decoded` counts the frames ffmpeg output.
+ */
+export async function ffmpegErrors(input: string, frames: number, inputOptions: string[] = []): Promise<{ errors: string[]; decoded: number; log: string }> {
+  const r = await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'level+info', ...inputOptions, '-i', input,
+    '-map', '0:v:0', '-frames:v', String(frames), '-vf', 'showinfo', '-f', 'null', '-'], { timeoutMs: 40000 });
   expect(r.code, r.stderr).toBe(0);
-  return r.stderr.split('\n').filter((l) => l.trim() !== '');
+  const lines = r.stderr.split('\n');
+  const first = lines.findIndex((l) => /Parsed_showinfo.*\bn:\s*0 /.test(l));
+  const errors = first < 0 ? [] : lines.slice(first).filter((l) => /\[(error|fatal|panic)\]|corrupt decoded frame|concealing \d+ DC/.test(l));
+  return { errors, decoded: lines.filter((l) => /Parsed_showinfo.*\bn:\s*\d+ /.test(l)).length, log: r.stderr };
+}
+
+/** ffmpeg decodes `frames` frames of `input` with no damage after the first. */
+export async function expectCleanDecode(input: string, frames: number, inputOptions: string[] = []): Promise<void> {
+  const r = await ffmpegErrors(input, frames, inputOptions);
+  expect(r.errors, r.log).toEqual([]);
+  expect(r.decoded, r.log).toBeGreaterThanOrEqual(frames);
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, run, startService, waitFor, type RunningService } from '../helpers/service';
-import { expectPosition, ffmpegErrors, rtspKlv } from './receivers';
+import { expectPosition, expectCleanDecode, rtspKlv } from './receivers';
 
 const GEO = { latitude: -33.856784, longitude: 151.215297, altitude: 42.5, heading: 271.25 };
 
@@ -51,7 +51,7 @@ describe('KLV on the local RTSP output', () => {
         expect(d.version).toBe(19);
       }
 
-      expect(await ffmpegErrors(url, 30, ['-rtsp_transport', 'tcp'])).toEqual([]);
+      await expectCleanDecode(url, 30, ['-rtsp_transport', 'tcp']);
     } finally {
       await svc.api('PUT', `/svc/pipeline/${id}/stop`);
       await svc.api('DELETE', `/svc/pipeline/${id}`);
