@@ -17,7 +17,7 @@ import { GST_ENV, av1FrontEnd, ffmpegJudge, ffmpegListening, pipedJudge, tcpCatc
 import { writeRecord, type Outcome } from './matrix/report';
 
 /** Cases at once: each is a pipeline (an engine host) and one or two receivers. */
-const CONCURRENCY = Number(process.env.MATRIX_CONCURRENCY ?? 12);
+const CONCURRENCY = Number(process.env.MATRIX_CONCURRENCY ?? 16);
 /** Live receivers decode a little more than a GOP: the first keyframe and the next. */
 const LIVE_FRAMES = GOP + 5;
 /** Recordings are stopped after this many frames (two GOPs and a bit), and must decode whole. */
@@ -71,6 +71,18 @@ function bodyOf(c: Case, outputUri: string, extra: Record<string, unknown>) {
   };
 }
 
+/** Ports handed out once each: a UDP source's port is reserved from the start, though nothing binds it until its case runs. */
+const taken = new Set<number>();
+async function nextPort(): Promise<number> {
+  for (;;) {
+    const p = await freePort();
+    if (!taken.has(p)) {
+      taken.add(p);
+      return p;
+    }
+  }
+}
+
 /** RFC 4571 framed RTP (rtpstreamdepay's input) with the video's caps. */
 function streamCaps(rtpCaps: string): string {
   return rtpCaps.replace(/^application\/x-rtp,/, 'application/x-rtp-stream,');
@@ -95,7 +107,7 @@ async function runCase(c: Case, n: number): Promise<Outcome> {
   const codec = codecOf(c.video);
   const rtp = codec === 'av1'; // AV1 has no MPEG-TS mapping: UDP and TCP carry it as an RTP bundle.
   const stem = join(dir, c.id);
-  const port = await freePort();
+  const port = await nextPort();
   let outputUri: string;
   let extra: Record<string, unknown> = {};
   switch (c.output) {
@@ -232,7 +244,7 @@ beforeAll(async () => {
   svc = await startService({ args: ['--start-timeout-ms', '15000', '--log-level', 'warn'] });
   // Shared sources. RTSP: a pipeline of this service per codec, with a geolocation (KLV, where RTSP carries it).
   await Promise.all((['h264', 'h265', 'av1'] as Codec[]).map(async (codec) => {
-    const port = await freePort();
+    const port = await nextPort();
     const r = await svc.api('POST', '/svc/pipeline', {
       id: `src-${codec}`, mode: 'simple', source: { uri: 'test://ball' }, encoding: encodingOf(codec),
       output: { uri: `rtsp://127.0.0.1:${port}/src` }, geolocation: { latitude: 51.5, longitude: -0.12 },
@@ -250,7 +262,7 @@ beforeAll(async () => {
   for (const codec of ['h264', 'h265'] as Codec[]) {
     const ports: number[] = [];
     for (const c of cases.filter((x) => x.source === 'udp' && sourceCodec(x) === codec)) {
-      const p = await freePort();
+      const p = await nextPort();
       udpSourcePort.set(c.id, p);
       ports.push(p);
     }

@@ -79,12 +79,16 @@ export function markdown(outcomes: Outcome[], meta: { date: string; commit: stri
 }
 
 function failText(o: Outcome): string {
-  const bad = (o.receivers ?? []).filter((r) => !r.ok).map((r) => `${r.name}: ${r.reason}${r.errors[0] ? ` (\`${r.errors[0].slice(0, 160)}\`)` : ''}`);
-  return `HTTP ${o.http}: ${o.message ?? ''}${bad.length ? ` ${bad.join('; ')}` : ''}`.trim();
+  const first = (o.receivers ?? []).flatMap((r) => r.errors)[0];
+  // Without the decoder's address, the same failure in several cases is one note.
+  const line = first ? ` (\`${first.replace(/ @ 0x[0-9a-f]+/, '').slice(0, 160)}\`)` : '';
+  return `HTTP ${o.http}: ${o.message ?? ''}${line}`.trim();
 }
 
 export function writeRecord(outcomes: Outcome[], meta: { date: string; commit: string; wallSeconds: number }): void {
-  writeFileSync(RESULTS_JSON, `${JSON.stringify({ ...meta, cases: outcomes.map((o) => ({ label: caseLabel(o.case), ...o })) }, null, 1)}\n`);
+  // One case a line, so a run's changes read as a diff.
+  const lines = outcomes.map((o) => JSON.stringify({ label: caseLabel(o.case), ...o }));
+  writeFileSync(RESULTS_JSON, `{"date": ${JSON.stringify(meta.date)}, "commit": ${JSON.stringify(meta.commit)}, "wallSeconds": ${meta.wallSeconds}, "cases": [\n${lines.join(',\n')}\n]}\n`);
   const doc = readFileSync(DOC, 'utf8');
   const a = doc.indexOf(BEGIN);
   const b = doc.indexOf(END);
