@@ -7,6 +7,7 @@
 // from shared sources; the outcome is written to test/media/matrix/results.json and as tables into
 // docs/dataplane.md ("Receiver matrix").
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,8 +53,22 @@ function sourceCodec(c: Case): Codec {
   return isPassthrough(c.video) ? codecOf(c.video) : 'h264';
 }
 
-/** One UDP port per case that reads a UDP source: two sockets on one unicast port do not both get every datagram. */
+/**
+ * One UDP port per case that reads a UDP source (two sockets on one unicast port do not both get every datagram),
+ * taken when the case starts: a Node socket takes each codec's sender's datagrams and sends every one on to the ports
+ * of the cases running then.
+ */
 const udpSourcePort = new Map<string, number>();
+const udpFanout: Record<string, { ports: Set<number>; close: () => void }> = {};
+
+async function fanout(codec: Codec): Promise<number> {
+  const sock = createSocket('udp4');
+  const ports = new Set<number>();
+  sock.on('message', (data) => { for (const p of ports) sock.send(data, p, '127.0.0.1'); });
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
+  udpFanout[codec] = { ports, close: () => sock.close() };
+  return sock.address().port;
+}
 
 function bodyOf(c: Case, outputUri: string, extra: Record<string, unknown>) {
   const source = c.source === 'test' ? { uri: 'test://ball' }
@@ -108,6 +123,11 @@ async function runCase(c: Case, n: number): Promise<Outcome> {
   const rtp = codec === 'av1'; // AV1 has no MPEG-TS mapping: UDP and TCP carry it as an RTP bundle.
   const stem = join(dir, c.id);
   const port = await nextPort();
+  if (c.source === 'udp') {
+    const p = await nextPort();
+    udpSourcePort.set(c.id, p);
+    udpFanout[sourceCodec(c)].ports.add(p);
+  }
   let outputUri: string;
   let extra: Record<string, unknown> = {};
   switch (c.output) {
@@ -221,6 +241,8 @@ async function runAll(): Promise<void> {
       const c = order[i];
       try {
         outcomes.set(c.id, await runCase(c, cases.indexOf(c)));
+        const p = udpSourcePort.get(c.id);
+        if (p !== undefined) udpFanout[sourceCodec(c)]?.ports.delete(p);
       } catch (err) {
         outcomes.set(c.id, { case: c, result: 'fail', http: 0, message: `the test itself: ${(err as Error).stack}`, ms: 0 });
       }
@@ -258,16 +280,11 @@ beforeAll(async () => {
     await makeFile(codec as Codec, path);
     sourceUri[`file-${codec}`] = `file://${path}`;
   }));
-  // UDP MPEG-TS: one live gst-launch sender per codec, to one port per case (multiudpsink).
+  // UDP MPEG-TS: one live gst-launch sender per codec, fanned out to the cases' ports.
   for (const codec of ['h264', 'h265'] as Codec[]) {
-    const ports: number[] = [];
-    for (const c of cases.filter((x) => x.source === 'udp' && sourceCodec(x) === codec)) {
-      const p = await nextPort();
-      udpSourcePort.set(c.id, p);
-      ports.push(p);
-    }
+    const relay = await fanout(codec);
     const sender = spawn('gst-launch-1.0', ['-q', 'videotestsrc', 'is-live=true', ...RAW.slice(1), '!', ...GST_ENCODER[codec], '!',
-      'mpegtsmux', 'alignment=7', '!', 'multiudpsink', `clients=${ports.map((p) => `127.0.0.1:${p}`).join(',')}`], { stdio: 'ignore', env: { ...process.env, ...GST_ENV } });
+      'mpegtsmux', 'alignment=7', '!', 'udpsink', 'host=127.0.0.1', `port=${relay}`], { stdio: 'ignore', env: { ...process.env, ...GST_ENV } });
     senders.push(sender);
   }
   await runAll();
@@ -282,6 +299,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of senders) s.kill('SIGKILL');
+  for (const f of Object.values(udpFanout)) f.close();
   await svc?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
