@@ -1,7 +1,8 @@
 /**
  * Engine host chaos (issue 16): engine hosts SIGKILLed at random under light load. Every pipeline plays again
  * within 5 s of its kill, and the API's p99 latency over many small GETs stays within 2× of the calm figure
- * measured first in the same test. The issue asks for 5 minutes; the suite runs ~50 s of it.
+ * measured first in the same test. The issue asks for 5 minutes; the suite runs ~50 s of it, and
+ * `HOST_CHAOS_SECONDS=300` runs the whole (figures of such a run in docs/benchmarks.md).
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { hostPidsByPipeline, startService, waitFor, type RunningService } from '
 
 const IDS = ['c1', 'c2', 'c3', 'c4'];
 const CALM_MS = 10_000;
-const CHAOS_MS = 50_000;
+const CHAOS_MS = Number(process.env.HOST_CHAOS_SECONDS ?? 50) * 1000;
 const RECOVERY_LIMIT_MS = 5000;
 
 let svc: RunningService;
@@ -108,5 +109,5 @@ describe('engine host chaos', () => {
     expect([...calm.statuses.keys(), ...chaos.statuses.keys()]).toEqual([200, 200]);
     expect(chaosP99).toBeLessThanOrEqual(2 * calmP99);
     for (const id of IDS) expect(await state(id)).toBe('playing');
-  }, 90_000);
+  }, CALM_MS + CHAOS_MS + 40_000);
 });
