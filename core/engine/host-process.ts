@@ -74,7 +74,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
       // Two malloc arenas, not glibc's 8 per core: every pipeline start brings new streaming threads, each of which
       // would otherwise take an arena of its own and keep its freed pages, so a host's RSS climbed with every
       // rebuild, stop/play and RTSP session before levelling off (docs/operations.md, "Memory over weeks").
-      env: { ...process.env, MALLOC_ARENA_MAX: '2', ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' },
+      env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' },
     });
     this.child = child;
     return new Promise((resolve, reject) => {
