@@ -1,10 +1,36 @@
 {
+  "variables": {
+    "gst_modules": "gstreamer-1.0 gstreamer-app-1.0 gstreamer-rtp-1.0 gstreamer-audio-1.0 gstreamer-video-1.0 gstreamer-rtsp-server-1.0 codec2",
+    "element_sources": [
+      "src/elements/av1-obu.c",
+      "src/elements/codec2-modes.c",
+      "src/elements/codec2dec.c",
+      "src/elements/codec2enc.c",
+      "src/elements/elements.c",
+      "src/elements/rtpav1depay.c",
+      "src/elements/rtpav1pay.c",
+      "src/elements/rtpcodec2depay.c",
+      "src/elements/rtpcodec2pay.c"
+    ],
+    "gst_plugin_sources": ["src/elements/plugin-entry.c"],
+    "test_addon_sources": ["test-addon/fake-cameras.c", "test-addon/fake-camera-provider.c"]
+  },
   "targets": [
     {
       "target_name": "encoderd",
-      "sources": ["<!@(ls -1 src/*.c src/elements/*.c | grep -v '/plugin-entry.c$')"],
-      "cflags": ["-O2", "-Wall", "-Wno-unused-parameter", "-std=gnu11", "<!@(pkg-config --cflags gstreamer-1.0 gstreamer-app-1.0 gstreamer-rtp-1.0 gstreamer-audio-1.0 gstreamer-video-1.0 gstreamer-rtsp-server-1.0 codec2)"],
-      "libraries": ["<!@(pkg-config --libs gstreamer-1.0 gstreamer-app-1.0 gstreamer-rtp-1.0 gstreamer-audio-1.0 gstreamer-video-1.0 gstreamer-rtsp-server-1.0 codec2)"],
+      "sources": [
+        "src/addon.c",
+        "src/devices.c",
+        "src/pipeline-messages.c",
+        "src/pipeline.c",
+        "src/rtsp-feed.c",
+        "src/rtsp.c",
+        "src/stats.c",
+        "src/value.c",
+        "<@(element_sources)"
+      ],
+      "cflags": ["-O2", "-Wall", "-Wno-unused-parameter", "-std=gnu11", "<!@(pkg-config --cflags <(gst_modules))"],
+      "libraries": ["<!@(pkg-config --libs <(gst_modules))"],
       "defines": ["NAPI_VERSION=8"]
     }
   ]

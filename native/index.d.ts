@@ -169,14 +169,6 @@ export declare class DeviceMonitor {
   stop(): void;
 }
 
-/**
- * A fake GstDeviceProvider, for tests only: no V4L2 hardware can be attached to a test machine.
- * registerFakeCameraProvider() must be called before a DeviceMonitor is created.
- */
-export declare function registerFakeCameraProvider(): void;
-export declare function fakeCameraAdd(path: string, name: string, caps: string): void;
-export declare function fakeCameraRemove(path: string): void;
-
 /** gst_init, static registration of the encoderd elements, and the main-loop thread. Idempotent. */
 export declare function init(): void;
 /** GStreamer's version string, e.g. "GStreamer 1.22.0". */

@@ -1,16 +1,26 @@
 #!/usr/bin/env node
 // Builds the N-API addon (native/build/Release/encoderd.node) and the standalone GStreamer plugin file
-// (native/build/gst-plugins/libgstencoderd.so) when a source is newer than what was built. --force rebuilds.
+// (native/build/gst-plugins/libgstencoderd.so) when a source is newer than what was built. --force rebuilds. --test
+// also builds the test-only fake camera addon (native/build/test/encoderd-fake-cameras.node).
+//
+// native/binding.gyp lists every source by name (a unit test checks the list against the files): the addon's in its
+// target, the standalone plugin's and the test addon's in its variables, which this script reads. It is plain JSON
+// for that reason (no comments).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const native = join(root, 'native');
 const force = process.argv.includes('--force');
+const test = process.argv.includes('--test');
 const addon = join(native, 'build/Release/encoderd.node');
 const gstPlugin = join(native, 'build/gst-plugins/libgstencoderd.so');
+const testAddon = join(native, 'build/test/encoderd-fake-cameras.node');
+const gypFile = join(native, 'binding.gyp');
+const gyp = JSON.parse(readFileSync(gypFile, 'utf8'));
+const listed = (name) => gyp.variables[name].map((p) => join(native, p));
 
 function sources(dir) {
   const out = [];
@@ -22,7 +32,7 @@ function sources(dir) {
   return out;
 }
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
-const all = [...sources(join(native, 'src')), join(native, 'binding.gyp')];
+const all = [...sources(join(native, 'src')), gypFile];
 const newestSource = Math.max(...all.map(mtime));
 
 function run(cmd, args, cwd) {
@@ -35,24 +45,36 @@ if (force || mtime(addon) < newestSource) {
   // No network for header downloads: build against the headers of the Node that runs this script.
   const nodedir = process.env.npm_config_nodedir
     || (existsSync(join(dirname(process.execPath), '../include/node/node_api.h')) ? join(dirname(process.execPath), '..') : null);
-  const gyp = (verb) => run(process.execPath, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), verb, '--silent',
+  const nodeGyp = (verb) => run(process.execPath, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), verb, '--silent',
     ...(nodedir ? [`--nodedir=${nodedir}`] : [])], native);
-  // configure + build rather than rebuild: the old addon stays loadable until the new one replaces it. binding.gyp
-  // lists the sources when it is configured, so a new or removed file configures again.
-  const listFile = join(native, 'build/.sources');
-  const list = all.map((p) => p.slice(native.length + 1)).sort().join('\n');
-  const configured = existsSync(listFile) ? readFileSync(listFile, 'utf8') : null;
-  if (force || !existsSync(join(native, 'build/Makefile')) || configured !== list) gyp('configure');
-  gyp('build');
-  writeFileSync(listFile, list);
+  // configure + build rather than rebuild: the old addon stays loadable until the new one replaces it. The Makefile
+  // holds the source list, so an edited binding.gyp (a file added or removed) configures again.
+  const makefile = join(native, 'build/Makefile');
+  if (force || mtime(makefile) < mtime(gypFile)) nodeGyp('configure');
+  nodeGyp('build');
 }
 
-const elementSources = [...sources(join(native, 'src/elements'))].filter((p) => p.endsWith('.c'));
-if (force || mtime(gstPlugin) < Math.max(...elementSources.map(mtime))) {
+const gccFlags = ['-shared', '-fPIC', '-O2', '-Wall', '-Wno-unused-parameter', '-std=gnu11'];
+const pkgConfig = (...modules) => spawnSync('pkg-config', ['--cflags', '--libs', ...modules], { encoding: 'utf8' })
+  .stdout.trim().split(/\s+/);
+
+const elementSources = [...listed('element_sources'), ...listed('gst_plugin_sources')];
+if (force || mtime(gstPlugin) < Math.max(mtime(gypFile), ...sources(join(native, 'src/elements')).map(mtime))) {
   process.stderr.write('[setup] building the standalone GStreamer plugin\n');
   mkdirSync(dirname(gstPlugin), { recursive: true });
-  const flags = spawnSync('pkg-config', ['--cflags', '--libs', 'gstreamer-1.0', 'gstreamer-base-1.0', 'gstreamer-rtp-1.0',
-    'gstreamer-audio-1.0', 'gstreamer-video-1.0', 'codec2'], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
-  run('gcc', ['-shared', '-fPIC', '-O2', '-Wall', '-Wno-unused-parameter', '-std=gnu11', '-o', gstPlugin,
-    ...elementSources, ...flags], native);
+  const flags = pkgConfig('gstreamer-1.0', 'gstreamer-base-1.0', 'gstreamer-rtp-1.0', 'gstreamer-audio-1.0',
+    'gstreamer-video-1.0', 'codec2');
+  run('gcc', [...gccFlags, '-o', gstPlugin, ...elementSources, ...flags], native);
+}
+
+// The fake camera addon: a plain shared object like the plugin, against the Node headers node-gyp configured with
+// (node_api symbols resolve against the node binary that loads it).
+const testSources = listed('test_addon_sources');
+if (test && (force || mtime(testAddon) < Math.max(mtime(gypFile), mtime(join(native, 'src/ng.h')),
+  ...sources(join(native, 'test-addon')).map(mtime)))) {
+  process.stderr.write('[setup] building the test-only fake camera addon\n');
+  mkdirSync(dirname(testAddon), { recursive: true });
+  const nodedir = /"nodedir": "([^"]+)"/.exec(readFileSync(join(native, 'build/config.gypi'), 'utf8'))[1];
+  run('gcc', [...gccFlags, '-DNAPI_VERSION=8', `-I${join(nodedir, 'include/node')}`, '-o', testAddon,
+    ...testSources, ...pkgConfig('gstreamer-1.0')], native);
 }

@@ -55,5 +55,6 @@ function npmPackages() {
 
 debian();
 npmPackages();
-run(process.execPath, [join(root, 'scripts/build-native.mjs')]);
+// --test also builds the test-only fake camera addon (native/test-addon/).
+run(process.execPath, [join(root, 'scripts/build-native.mjs'), ...(process.argv.includes('--test') ? ['--test'] : [])]);
 run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);

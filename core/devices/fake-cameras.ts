@@ -1,7 +1,8 @@
 /**
  * TEST ONLY. A test machine has no V4L2 hardware, and the service under test runs in another process than
- * the test, so the test cannot call the addon's fake camera provider itself. With ENCODERD_FAKE_CAMERAS=<dir>
- * the service registers the addon's fake GstDeviceProvider and mirrors that directory into it: each
+ * the test, so the test cannot call the fake camera provider itself. With ENCODERD_FAKE_CAMERAS=<dir> the
+ * service loads the test-only fake camera addon (native/test-addon/, built by `node scripts/setup.mjs --test` and
+ * never part of encoderd.node), registers its fake GstDeviceProvider and mirrors that directory into it: each
  * `<name>.json` file `{"path": "/dev/video90", "name": "Fake Cam", "caps": "video/x-raw,..."}` is a plugged
  * camera; deleting the file unplugs it. Everything downstream (GstDeviceMonitor, the mapping to camera
  * records, dedupe, the SSE stream) is the production code path.
@@ -11,7 +12,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type * as Native from '../../native';
+import type * as FakeCameras from '../../native/test-addon';
+import { nativeDir } from '../paths';
 
 export const FAKE_CAMERAS_ENV = 'ENCODERD_FAKE_CAMERAS';
 
@@ -25,9 +27,14 @@ export class FakeCameraFeeder {
   private readonly plugged = new Map<string, string>(); // file → device path
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly dir: string, private readonly native: typeof Native, private readonly log: Logger) {
+  private readonly native: typeof FakeCameras;
+
+  /** GStreamer must be initialised first (encoderd.node's init()). */
+  constructor(private readonly dir: string, private readonly log: Logger) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    this.native = require(join(nativeDir, 'test-addon')) as typeof FakeCameras;
     // Must happen before any DeviceMonitor exists.
-    native.registerFakeCameraProvider();
+    this.native.registerFakeCameraProvider();
     log.warn({ dir }, `${FAKE_CAMERAS_ENV} is set: fake cameras from a directory (test only)`);
   }
 

@@ -26,7 +26,8 @@ export function createDevices(opts: { native: () => typeof Native; procAsoundRoo
       try {
         const dir = fakeCameraDir(opts.env);
         if (dir && !feeder) {
-          feeder = new FakeCameraFeeder(dir, opts.native(), log);
+          opts.native(); // initialises GStreamer, which the fake camera addon needs
+          feeder = new FakeCameraFeeder(dir, log);
           feeder.start();
         }
         cameras.start();

@@ -1,4 +1,5 @@
-/* DeviceMonitor: a GstDeviceMonitor whose bus is delivered to JS, plus the bindings of the fake camera provider.
+/* DeviceMonitor: a GstDeviceMonitor whose bus is delivered to JS. (The fake camera provider of the tests is a
+ * separate addon, native/test-addon/.)
  *
  * Bus messages are taken by a sync handler on the monitor's bus rather than a watch on the main loop: device
  * messages come from whichever thread the provider posts from (GUdev's for V4L2, the JS thread for the fake),
@@ -9,7 +10,6 @@
  * (providers announce them with device_add while starting, as v4l2deviceprovider does), so the JS side must
  * dedupe by path. */
 #include "ng.h"
-#include "fake-camera-provider.h"
 
 /* ---- plain C snapshot of a GstDevice ---- */
 
@@ -434,45 +434,6 @@ static napi_value monitor_stop(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* ---- fake camera provider (tests only) ---- */
-
-static napi_value throw_fake_error(napi_env env, GError *err) {
-  const char *code = err->code == ENCODERD_FAKE_CAMERA_ERROR_STATE ? "NG_ERR_STATE" : "NG_ERR_ARG";
-  napi_throw_error(env, code, err->message);
-  g_error_free(err);
-  return NULL;
-}
-
-static napi_value fake_register(napi_env env, napi_callback_info info) {
-  if (!gst_is_initialized()) NG_THROW("NG_ERR_INIT", "init() has not been called");
-  if (!encoderd_fake_camera_register()) NG_THROW("NG_ERR_INIT", "could not register the fake camera provider");
-  return NULL;
-}
-
-static napi_value fake_add(napi_env env, napi_callback_info info) {
-  NG_ARGV(3);
-  NG_ARGC_AT_LEAST(3);
-  g_autofree char *path = js_string(env, argv[0], "path");
-  if (!path) return NULL;
-  g_autofree char *name = js_string(env, argv[1], "name");
-  if (!name) return NULL;
-  g_autofree char *caps = js_string(env, argv[2], "caps");
-  if (!caps) return NULL;
-  GError *err = NULL;
-  if (!encoderd_fake_camera_add(path, name, caps, &err)) return throw_fake_error(env, err);
-  return NULL;
-}
-
-static napi_value fake_remove(napi_env env, napi_callback_info info) {
-  NG_ARGV(1);
-  NG_ARGC_AT_LEAST(1);
-  g_autofree char *path = js_string(env, argv[0], "path");
-  if (!path) return NULL;
-  GError *err = NULL;
-  if (!encoderd_fake_camera_remove(path, &err)) return throw_fake_error(env, err);
-  return NULL;
-}
-
 napi_value ng_devices_init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
     { "start", NULL, monitor_start, NULL, NULL, NULL, napi_default, NULL },
@@ -482,8 +443,5 @@ napi_value ng_devices_init(napi_env env, napi_value exports) {
   NG_CALL(napi_define_class(env, "DeviceMonitor", NAPI_AUTO_LENGTH, monitor_new, NULL,
                             G_N_ELEMENTS(methods), methods, &cls));
   NG_CALL(napi_set_named_property(env, exports, "DeviceMonitor", cls));
-  NG_EXPORT_FUNCTION(exports, "registerFakeCameraProvider", fake_register);
-  NG_EXPORT_FUNCTION(exports, "fakeCameraAdd", fake_add);
-  NG_EXPORT_FUNCTION(exports, "fakeCameraRemove", fake_remove);
   return exports;
 }

@@ -1,7 +1,7 @@
 /**
  * DeviceMonitor against an in-process fake GstDeviceProvider.
  *
- * The fake provider ("encoderdfakecameraprovider", native/src/fake-camera-provider.c) stands in for V4L2
+ * The fake provider ("encoderdfakecameraprovider", native/test-addon/, a test-only addon) stands in for V4L2
  * hardware, which a test machine cannot have (no /dev/video*, no vivid or v4l2loopback in a container). It posts
  * device-added/removed the way v4l2deviceprovider does. Everything under test is the real code path: the
  * GstDeviceMonitor and its filters, the bus handler, the GstDevice → DeviceInfo conversion (properties, caps,
@@ -12,9 +12,12 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as Native from '../../native/index';
+import type * as FakeCameras from '../../native/test-addon/index';
 
 const nativeDir = fileURLToPath(new URL('../../native', import.meta.url));
+const fakeDir = fileURLToPath(new URL('../../native/test-addon', import.meta.url));
 const native = createRequire(import.meta.url)(nativeDir) as typeof Native;
+const fake = createRequire(import.meta.url)(fakeDir) as typeof FakeCameras;
 
 const CAPS = 'video/x-raw,format=YUY2,width=640,height=480,framerate={30/1,15/1}; '
   + 'image/jpeg,width=1920,height=1080,framerate=30/1; '
@@ -58,8 +61,8 @@ describe('DeviceMonitor with the fake camera provider', () => {
 
   beforeAll(() => {
     native.init();
-    native.registerFakeCameraProvider();
-    native.registerFakeCameraProvider(); // registering twice is harmless
+    fake.registerFakeCameraProvider();
+    fake.registerFakeCameraProvider(); // registering twice is harmless
   });
 
   afterEach(() => {
@@ -73,8 +76,8 @@ describe('DeviceMonitor with the fake camera provider', () => {
   }
 
   function addCamera(path: string, name: string, caps = CAPS): void {
-    native.fakeCameraAdd(path, name, caps);
-    cleanup.push(() => { try { native.fakeCameraRemove(path); } catch { /* the test removed it */ } });
+    fake.fakeCameraAdd(path, name, caps);
+    cleanup.push(() => { try { fake.fakeCameraRemove(path); } catch { /* the test removed it */ } });
   }
 
   it('start() returns a coldplugged camera with path, name, driver and parsed caps', async () => {
@@ -119,7 +122,7 @@ describe('DeviceMonitor with the fake camera provider', () => {
     ]);
     expect(events.some((e) => e.type === 'removed')).toBe(false);
 
-    native.fakeCameraRemove('/dev/video91');
+    fake.fakeCameraRemove('/dev/video91');
     const removed = await waitFor('the removed event',
       () => events.find((e) => e.type === 'removed' && e.device.path === '/dev/video91'));
     expect(removed.device.name).toBe('Fake Cam (hotplug)');
@@ -152,9 +155,10 @@ describe('DeviceMonitor with the fake camera provider', () => {
   it('a stopped monitor lets the process exit; a running one keeps it alive', async () => {
     const script = (stop: boolean) => `
       const n = require(${JSON.stringify(nativeDir)});
+      const f = require(${JSON.stringify(fakeDir)});
       n.init();
-      n.registerFakeCameraProvider();
-      n.fakeCameraAdd('/dev/video94', 'Child', 'video/x-raw,width=320,height=240,framerate=30/1');
+      f.registerFakeCameraProvider();
+      f.fakeCameraAdd('/dev/video94', 'Child', 'video/x-raw,width=320,height=240,framerate=30/1');
       const m = new n.DeviceMonitor(['Video/Source'], () => {});
       if (m.start().length !== 1) process.exit(3);
       ${stop ? 'm.stop(); m.stop();' : ''}
@@ -166,11 +170,11 @@ describe('DeviceMonitor with the fake camera provider', () => {
   });
 
   it('rejects bad arguments with NG_ERR_ARG', () => {
-    expect(codeOf(() => native.fakeCameraAdd('/dev/video95', 'Bad', 'video/x-raw,width=(int)notanumber'))).toBe('NG_ERR_ARG');
-    expect(codeOf(() => native.fakeCameraAdd('/dev/video95', 'Bad', ''))).toBe('NG_ERR_ARG');
-    expect(codeOf(() => native.fakeCameraRemove('/dev/no-such-camera'))).toBe('NG_ERR_ARG');
+    expect(codeOf(() => fake.fakeCameraAdd('/dev/video95', 'Bad', 'video/x-raw,width=(int)notanumber'))).toBe('NG_ERR_ARG');
+    expect(codeOf(() => fake.fakeCameraAdd('/dev/video95', 'Bad', ''))).toBe('NG_ERR_ARG');
+    expect(codeOf(() => fake.fakeCameraRemove('/dev/no-such-camera'))).toBe('NG_ERR_ARG');
     addCamera('/dev/video96', 'Once', 'video/x-raw');
-    expect(codeOf(() => native.fakeCameraAdd('/dev/video96', 'Twice', 'video/x-raw'))).toBe('NG_ERR_ARG');
+    expect(codeOf(() => fake.fakeCameraAdd('/dev/video96', 'Twice', 'video/x-raw'))).toBe('NG_ERR_ARG');
     expect(codeOf(() => new native.DeviceMonitor('Video/Source' as unknown as string[], () => {}))).toBe('NG_ERR_ARG');
     expect(codeOf(() => new native.DeviceMonitor(['Video/Source'], undefined as unknown as () => void))).toBe('NG_ERR_ARG');
   });

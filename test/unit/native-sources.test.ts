@@ -1,0 +1,47 @@
+/**
+ * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src and
+ * native/test-addon is listed exactly once (the addon's target, or the standalone plugin's or the test addon's list
+ * in its variables, which scripts/build-native.mjs reads), and every listed file exists.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const native = fileURLToPath(new URL('../../native', import.meta.url));
+const gyp = JSON.parse(readFileSync(join(native, 'binding.gyp'), 'utf8')) as {
+  variables: Record<string, string | string[]>;
+  targets: Array<{ target_name: string; sources: string[] }>;
+};
+
+function cFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? cFiles(join(dir, e.name)) : e.name.endsWith('.c') ? [relative(native, join(dir, e.name))] : []);
+}
+
+const lists = ['element_sources', 'gst_plugin_sources', 'test_addon_sources'];
+const target = gyp.targets.find((t) => t.target_name === 'encoderd')!;
+const listed = [
+  ...target.sources.filter((s) => s !== '<@(element_sources)'),
+  ...lists.flatMap((name) => gyp.variables[name] as string[]),
+];
+
+describe('native/binding.gyp', () => {
+  it('names every source file, with no glob or command', () => {
+    for (const s of listed) expect(s, s).toMatch(/^[\w./-]+\.c$/);
+    expect(target.sources).toContain('<@(element_sources)');
+  });
+
+  it('lists every .c file under native/src and native/test-addon, once', () => {
+    const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'test-addon'))].sort();
+    expect([...listed].sort()).toEqual(onDisk);
+  });
+
+  it('lists only files that exist', () => {
+    for (const s of listed) expect(existsSync(join(native, s)), s).toBe(true);
+  });
+
+  it('keeps the fake camera provider out of the production addon', () => {
+    expect(target.sources.concat(gyp.variables.element_sources as string[]).some((s) => /fake/.test(s))).toBe(false);
+  });
+});
