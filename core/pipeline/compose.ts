@@ -123,6 +123,17 @@ export function composeContext(pipelineId: string, settings: ComposeSettings, en
 export class ComposeError extends Error {}
 
 /**
+ * The output's own validation refused the codec a probe found in a passed-through source: `errors` are the output's
+ * messages, each naming its field (e.g. `output.uri`). A mistake in the definition, known only once the source is
+ * opened (the manager answers it as one: docs/api.md, passthrough).
+ */
+export class CodecRefusedError extends ComposeError {
+  constructor(readonly codec: string, readonly errors: string[]) {
+    super(`the source's video is ${codec}: ${errors.join('; ')}`);
+  }
+}
+
+/**
  * Simple mode: source → (normalise → encode) → output, and the audio branch as a second stream when asked.
  * passthroughCodec is the codec a probe found in a passed-through source (ComposedPipeline.probe); without it such a
  * pipeline composes only its probe.
@@ -177,7 +188,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     // The output learns the codec only now: its own validation decides whether it can carry it (AV1 into .ts).
     if (probed) {
       const refused = output.validate(def.output, def, codec);
-      if (refused.length) throw new ComposeError(`the source's video is ${codec.codec}: ${refused.join('; ')}`);
+      if (refused.length) throw new CodecRefusedError(codec.codec, refused);
     }
     // The parser converts the source's stream format (1.22's parsebin fixes it early, e.g. H.264 as avc) to what the
     // output's muxer or payloader negotiates (e.g. byte-stream for MPEG-TS).

@@ -19,10 +19,10 @@ import { maskSecrets } from '../secrets/known-secrets';
 import { UriSecrets } from '../secrets/uri-secrets';
 import { ClaimTable, conflictMessage } from './claims';
 import { inspectFacts } from './advanced';
-import { composePipeline, ComposeError, outputDirOf, type ComposedPipeline, type ComposeSettings } from './compose';
+import { CodecRefusedError, composePipeline, ComposeError, outputDirOf, type ComposedPipeline, type ComposeSettings } from './compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import { newEntry, viewOf, type Entry } from './entry';
-import { startFailure } from './start-failure';
+import { SourceRefusedError, startFailure, type StartCause } from './start-failure';
 import { branchChanges, type FramegrabSettings } from '../framegrabs/branch';
 import { SNAPSHOT_QUALITY } from '../framegrabs/snapshots';
 import type { FramegrabStore } from '../framegrabs/store';
@@ -168,11 +168,18 @@ export class PipelineManager {
     this.events.emit({ type: 'status', id: def.id, pipeline: this.view(e) });
     await e.queue.run(async () => {
       await this.ensureHost(e).catch(() => undefined);
-      // POST lists 504 for a start that fails; an RTSP server that cannot listen is one (docs/errors.md).
-      if (def.on_demand) await this.serveOnDemand(e).catch((err) => { throw startFailure(err, 'create'); });
-      else {
-        this.want(e, 'playing');
-        await this.start(e, 'api', 'create');
+      try {
+        // POST lists 504 for a start that fails; an RTSP server that cannot listen is one (docs/errors.md).
+        if (def.on_demand) await this.serveOnDemand(e, 'create').catch((err) => { throw startFailure(err, 'create'); });
+        else {
+          this.want(e, 'playing');
+          await this.start(e, 'api', 'create');
+        }
+      } catch (err) {
+        // A 400 refuses the create (a passed-through source's codec the output cannot carry): nothing is kept, as for
+        // any other 400. A start that fails otherwise (504) keeps the pipeline, ready, with last_error (docs/api.md).
+        if (err instanceof ApiError && err.code === 'VALIDATION_ERROR') await this.withdraw(e, false);
+        throw err;
       }
     });
     return this.view(e);
@@ -199,6 +206,7 @@ export class PipelineManager {
       });
       const absent = this.validator.presenceProblems(def);
       if (absent.length) throw validationError(absent);
+      await this.checkPassthrough(e, def);
       e.def = def;
       this.secrets.hold(def);
       e.klvSeen = false;
@@ -214,23 +222,32 @@ export class PipelineManager {
     return e.queue.run(async () => {
       this.assertAlive(e, id);
       if (e.state === 'playing') throw new ApiError('CONFLICT', `pipeline "${id}" is running; stop it first`);
-      e.deleted = true;
-      this.want(e, 'ready');
-      this.clearRestart(e);
-      this.entries.delete(id);
-      this.secrets.release(id);
-      this.claims.release(id);
-      const host = e.host;
-      e.host = null;
-      if (host) {
-        if (e.running) await this.stopHost(host, e.running, e.running.finaliseWithEos).catch(() => undefined);
-        await host.close();
-      }
-      // Unless a new pipeline of the same id has started meanwhile: the directory is its own now.
-      if (!this.entries.has(id)) await this.removeOutputDir(e);
-      if (deletePersisted && e.store) this.store.remove(STORE, id);
-      this.events.emit({ type: 'deleted', id });
+      await this.withdraw(e, deletePersisted);
     });
+  }
+
+  /**
+   * Takes e out of the service (inside its queue): DELETE, and a create refused after it was entered. The stored
+   * copy stays unless deletePersisted; watchers get pipeline_not_found.
+   */
+  private async withdraw(e: Entry, deletePersisted: boolean): Promise<void> {
+    const id = e.def.id;
+    e.deleted = true;
+    this.want(e, 'ready');
+    this.clearRestart(e);
+    if (this.entries.get(id) === e) this.entries.delete(id);
+    this.secrets.release(id);
+    this.claims.release(id);
+    const host = e.host;
+    e.host = null;
+    if (host) {
+      if (e.running) await this.stopHost(host, e.running, e.running.finaliseWithEos).catch(() => undefined);
+      await host.close();
+    }
+    // Unless a new pipeline of the same id has started meanwhile: the directory is its own now.
+    if (!this.entries.has(id)) await this.removeOutputDir(e);
+    if (deletePersisted && e.store) this.store.remove(STORE, id);
+    this.events.emit({ type: 'deleted', id });
   }
 
   private assertAlive(e: Entry, id: string): void {
@@ -270,9 +287,11 @@ export class PipelineManager {
   }
 
   /** Starts e (inside its queue). Throws the API error for the failure, after leaving e ready. */
-  private async start(e: Entry, startedBy: StartedBy, why: 'create' | 'play' | 'restore' | 'recover'): Promise<void> {
+  private async start(e: Entry, startedBy: StartedBy, why: Exclude<StartCause, 'update'>): Promise<void> {
     const id = e.def.id;
-    const planned = this.compose(e.def, e.probedCodec);
+    // A passed-through source is probed at every start, never taken from the last one: it may send another codec
+    // since (a file replaced, an origin reconfigured), which the output may refuse (docs/api.md, passthrough).
+    const planned = this.compose(e.def);
     let facts: { claims: Claim[]; features: string[] };
     try {
       facts = await this.facts(e, e.def);
@@ -423,9 +442,10 @@ export class PipelineManager {
   }
 
   /** On-demand: the host listens with an RTSP server; the pipeline plays while clients watch. */
-  private async serveOnDemand(e: Entry): Promise<void> {
+  private async serveOnDemand(e: Entry, why: 'create' | 'play' | 'recover' = 'play'): Promise<void> {
     if (e.running) return;
-    let composed = this.compose(e.def, e.probedCodec);
+    // Probed at every start, as start() does.
+    let composed = this.compose(e.def);
     this.checkLicence(e.def.id, composed.features, true);
     const found = this.claims.take(e.def.id, this.validator.claims(e.def));
     if (found) throw new ApiError('PIPELINE_CONFLICT', conflictMessage(found, e.def.id));
@@ -437,12 +457,21 @@ export class PipelineManager {
       if (composed.probe) composed = await this.probed(e, host, composed.probe);
       await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: this.opts.startTimeoutMs, meters: composed.meters });
       e.running = composed;
+      e.startFailure = null;
       this.want(e, 'playing');
     } catch (err) {
       this.claims.release(e.def.id);
       e.running = null;
       e.probedCodec = undefined;
-      throw startFailure(err, 'play');
+      // A refused source is this pipeline's failing start, kept and shown like one (last_error, health failing).
+      if (err instanceof SourceRefusedError) {
+        const message = maskSecrets(err.message);
+        this.recordError(e, message);
+        if (why !== 'recover') e.startFailure = `the pipeline did not start: ${message}`;
+        this.events.emit({ type: 'error', id: e.def.id, message });
+        this.judge(e);
+      }
+      throw startFailure(err, why);
     }
   }
 
@@ -882,7 +911,7 @@ export class PipelineManager {
           if (e.wanted !== 'playing') {
             await this.ensureHost(e);
           } else if (e.def.on_demand) {
-            await this.serveOnDemand(e);
+            await this.serveOnDemand(e, 'recover');
           } else if (e.state !== 'playing') {
             await this.start(e, e.startedBy ?? 'api', 'recover');
           }
@@ -941,16 +970,48 @@ export class PipelineManager {
    * a codec the output cannot carry (AV1 into .ts), refused by the output's own validation (docs/dataplane.md).
    */
   private async probed(e: Entry, host: EngineHost, probe: { description: string; sink: string }): Promise<ComposedPipeline> {
+    const { codec, composed } = await this.probeSource(e.def, host, probe);
+    e.probedCodec = codec;
+    return composed;
+  }
+
+  /**
+   * Opens def's passed-through source in host and composes def with the codec found. Throws SourceRefusedError when
+   * def cannot take that video (the client's mistake, by kind: a codec the output refuses, or no codec plugin for
+   * it), and the host's error when the source cannot tell (silent, unreadable).
+   */
+  private async probeSource(def: PipelineDefinition, host: EngineHost, probe: { description: string; sink: string }): Promise<{ codec: string; composed: ComposedPipeline }> {
     const caps = await host.request<string>({ op: 'probe', ...probe, timeoutMs: this.opts.startTimeoutMs }, this.opts.startTimeoutMs + 5000);
     const codec = this.registry.codecByCaps(caps);
-    const refuse = (why: string) => new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing: ${why}`);
-    if (!codec) throw refuse(`no codec plugin handles the source's video (${caps.split(',')[0]})`);
+    if (!codec) {
+      const media = caps.split(',')[0];
+      throw new SourceRefusedError(`no codec plugin handles the source's video (${media})`,
+        [`source.uri: the source's video (${media}) is no installed codec plugin's, so it cannot be passed through; set encoding to encode it`]);
+    }
     try {
-      const composed = composePipeline(e.def, this.registry, this.composeSettings(), codec.codec);
-      e.probedCodec = codec.codec;
-      return composed;
+      return { codec: codec.codec, composed: composePipeline(def, this.registry, this.composeSettings(), codec.codec) };
     } catch (err) {
-      throw err instanceof ComposeError ? refuse(err.message) : err;
+      if (err instanceof CodecRefusedError) {
+        throw new SourceRefusedError(err.message, err.errors.map((m) => `${m} (the source's video is ${err.codec}, passed through: set encoding to encode it)`));
+      }
+      if (err instanceof ComposeError) throw new SourceRefusedError(err.message, [err.message]);
+      throw err;
+    }
+  }
+
+  /**
+   * PUT of a passthrough definition (PUT lists 400, never a start failure): its source is opened now in e's idle host,
+   * so a video the definition cannot take is refused with 400 (docs/api.md, passthrough). A source that cannot tell
+   * in the start timeout (silent, unreachable), or no engine host, is no refusal: the codec is learned at play.
+   */
+  private async checkPassthrough(e: Entry, def: PipelineDefinition): Promise<void> {
+    const probe = this.compose(def).probe;
+    if (!probe) return;
+    try {
+      await this.probeSource(def, await this.ensureHost(e), probe);
+    } catch (err) {
+      if (err instanceof SourceRefusedError) throw startFailure(err, 'update');
+      this.log.info({ pipeline: def.id, err: maskSecrets((err as Error).message) }, 'PUT: the passed-through source could not be probed; its codec is learned at play');
     }
   }
 

@@ -133,7 +133,7 @@ describe('other codecs and sources', () => {
     await remove('origin265');
   });
 
-  it('an AV1 file into .ts is refused at start, naming the codec and the output (504); into UDP it goes as RTP', async () => {
+  it('an AV1 file into .ts is refused at create, naming the codec and the output (400, nothing kept); into UDP it goes as RTP', async () => {
     const clip = join(dir, 'av1.mkv');
     const made = await run('gst-launch-1.0', ['-q', 'videotestsrc', 'num-buffers=45', 'pattern=ball', '!',
       `video/x-raw,format=I420,width=${FRAME.width},height=${FRAME.height},framerate=${FRAME.fps}/1`, '!',
@@ -142,13 +142,11 @@ describe('other codecs and sources', () => {
     expect(made.code, made.stderr).toBe(0);
 
     const r = await svc.api('POST', '/svc/pipeline', relay('pt-av1ts', `file://${clip}`, join(dir, 'av1.ts')));
-    expect(r.status, r.text).toBe(504);
-    expect(r.body.code).toBe('PIPELINE_START_TIMEOUT');
-    expect(r.body.message).toBe(`pipeline did not reach playing: the source's video is av1: output.uri: a .ts file cannot carry av1`);
-    const view = await svc.api('GET', '/svc/pipeline/pt-av1ts');
-    expect(view.body.state).toBe('ready');
-    expect(view.body.last_error).toContain('cannot carry av1');
-    await svc.api('DELETE', '/svc/pipeline/pt-av1ts');
+    // The client's mistake, known once the source is opened (test/api/passthrough-refusal.test.ts has PUT and play).
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.code).toBe('VALIDATION_ERROR');
+    expect(r.body.details.errors).toEqual([`output.uri: a .ts file cannot carry av1 (the source's video is av1, passed through: set encoding to encode it)`]);
+    expect((await svc.api('GET', '/svc/pipeline/pt-av1ts')).status).toBe(404);
 
     const port = await freePort();
     await create(relay('pt-av1udp', `file://${clip}`, `udp://127.0.0.1:${port}`));
