@@ -75,10 +75,24 @@ export function guarded(plugin: Plugin): Plugin {
 
 /** Loads one plugin folder. Throws PluginLoadError naming the folder (and the plugin, when it got that far). */
 export function loadPluginFolder(folder: string, api: Sdk = sdk): Plugin {
-  const label = `vendor plugin folder ${folder}`;
+  return load(`vendor plugin folder ${folder}`, () => entryOf(folder), api);
+}
+
+/**
+ * Loads one plugin module file, as loadPluginFolder loads a folder's entry (encoderd-plugin-check takes either).
+ * Throws PluginLoadError naming the file.
+ */
+export function loadPluginModule(file: string, api: Sdk = sdk): Plugin {
+  return load(`vendor plugin module ${file}`, () => {
+    if (!existsSync(file)) throw new Error('not found');
+    return resolve(file);
+  }, api);
+}
+
+function load(label: string, entry: () => string, api: Sdk): Plugin {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(entryOf(folder)) as Record<string, unknown> | ((s: Sdk) => unknown);
+    const mod = require(entry()) as Record<string, unknown> | ((s: Sdk) => unknown);
     const exported = typeof mod === 'function' ? mod : (mod.plugin ?? mod.default ?? mod);
     const value = typeof exported === 'function' ? (exported as (s: Sdk) => unknown)(api) : exported;
     if (!value || typeof value !== 'object' || !('kind' in value)) {
