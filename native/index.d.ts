@@ -95,6 +95,12 @@ export declare class Pipeline {
    * minNs/maxNs are -1 when unbounded.
    */
   latency(sink: string): { live: boolean; minNs: number; maxNs: number } | null;
+  /**
+   * What the bounded queue to the JS thread dropped since the pipeline was created: element messages and warnings
+   * past 960 waiting (64 places stay for state changes, errors and EOS, of 1024), samples past 32 waiting; and how
+   * many items wait now. Never blocks a streaming thread.
+   */
+  ipcDropped(): { messages: number; samples: number; queued: number };
   /** Sets NULL synchronously and frees everything. Safe while playing and safe to call twice. */
   destroy(): void;
 }
@@ -139,6 +145,8 @@ export declare class RtspServer {
   clientCount(): number;
   /** Session-pool cleanup runs every few seconds on its own; this runs it now and returns how many were removed. */
   cleanupSessions(): number;
+  /** Events dropped because the queue to the JS thread (1024) was full. */
+  droppedEvents(): number;
   /** Closes every client and session, stops listening, frees the mounts. Idempotent; later calls throw NG_ERR_DESTROYED. */
   close(): void;
 }
@@ -167,6 +175,8 @@ export declare class DeviceMonitor {
   constructor(classes: string[], onEvent: (ev: DeviceEvent) => void);
   start(): DeviceInfo[];
   stop(): void;
+  /** Events dropped because the queue to the JS thread (256) was full. */
+  droppedEvents(): number;
 }
 
 /** gst_init, static registration of the encoderd elements, and the main-loop thread. Idempotent. */

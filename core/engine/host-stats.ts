@@ -64,6 +64,7 @@ export class StatsSampler {
     let bytes = 0;
     for (const s of this.outputs) bytes += p.counted(s, 'sink').bytes;
     const latency = this.outputs.length ? p.latency(this.outputs[0]) : null;
+    const ipc = p.ipcDropped();
     return {
       atMs: at,
       frames: count(m.frames),
@@ -75,6 +76,7 @@ export class StatsSampler {
       rateDuplicated: m.rate ? Number(p.getProperty(m.rate, 'duplicate')) : null,
       latencyNs: latency?.live && latency.minNs >= 0 ? latency.minNs : null,
       rtspClients: this.rtspClients(),
+      ipcDropped: ipc.messages + ipc.samples,
       ...this.transports(p),
     };
   }

@@ -60,6 +60,11 @@ export interface StatsSample {
   latencyNs: number | null;
   /** Clients of the pipeline's RTSP server; null without one. */
   rtspClients: number | null;
+  /**
+   * Bus messages and appsink samples the bounded queue to the host's JS thread dropped (native ipcDropped()), since
+   * the pipeline was built; absent without a pipeline in the host (on demand).
+   */
+  ipcDropped?: number;
   /** The figures of the transports that declare stats (Meters.transports), per side; absent without any. */
   transport?: TransportFigures;
 }

@@ -52,6 +52,11 @@ export interface PipelineStats {
   /** Local RTSP output only: clients connected now. */
   rtsp_clients?: number;
   /**
+   * Bus messages and samples dropped on their way from GStreamer's threads to the engine host's JS thread, whose
+   * queue is bounded (a stalled host costs a bounded amount of memory), since playing; absent on demand.
+   */
+  ipc_dropped?: number;
+  /**
    * What the output's and the source's network transports report about their connections (a transport socket's round
    * trip, lost and retransmitted packets, rate), figures named by their plugins (core/sdk/transport.ts); absent where
    * neither declares any, and a figure the element does not report yet is left out.

@@ -105,6 +105,7 @@ export class StatsWindow {
       });
     }
     if (last && last.rtspClients !== null) stats.rtsp_clients = last.rtspClients;
+    if (last?.ipcDropped !== undefined) stats.ipc_dropped = last.ipcDropped;
     if (last?.transport) stats.transport = last.transport;
     return stats;
   }

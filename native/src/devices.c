@@ -196,7 +196,11 @@ typedef struct {
   gint refcount;
   GMutex lock;
   Delivery *current;
+  guint64 dropped;   /* events a full queue refused; atomic */
 } Sink;
+
+/* The bound of the event queue to JS (a hot-plug storm while JS stalls costs this many events at most). */
+#define NG_DEVICE_QUEUE_MAX 256
 
 struct Delivery {
   Sink *sink;
@@ -228,10 +232,10 @@ static void on_device_message(Sink *sink, GstMessage *msg) {
   ev->device = device_data_new(device);
   gst_object_unref(device);
   g_mutex_lock(&sink->lock);
-  if (!sink->current || napi_call_threadsafe_function(sink->current->tsfn, ev, napi_tsfn_nonblocking) != napi_ok) {
-    device_event_free(ev);
-  }
+  napi_status s = sink->current ? napi_call_threadsafe_function(sink->current->tsfn, ev, napi_tsfn_nonblocking) : napi_closing;
   g_mutex_unlock(&sink->lock);
+  if (s == napi_queue_full) __atomic_add_fetch(&sink->dropped, 1, __ATOMIC_RELAXED);
+  if (s != napi_ok) device_event_free(ev);
 }
 
 /* Answering DROP, the handler owns the message and unrefs it (GstBusSyncHandler's contract). */
@@ -388,7 +392,7 @@ static napi_value monitor_start(napi_env env, napi_callback_info info) {
   NG_CALL(napi_create_string_utf8(env, "encoderd.DeviceMonitor", NAPI_AUTO_LENGTH, &name));
   Delivery *d = g_new0(Delivery, 1);
   d->sink = sink_ref(m->sink);
-  if (napi_create_threadsafe_function(env, cb, NULL, name, 0, 1, d, delivery_finalize, d, deliver_event,
+  if (napi_create_threadsafe_function(env, cb, NULL, name, NG_DEVICE_QUEUE_MAX, 1, d, delivery_finalize, d, deliver_event,
                                       &d->tsfn) != napi_ok) {
     sink_unref(d->sink);
     g_free(d);
@@ -434,8 +438,18 @@ static napi_value monitor_stop(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value monitor_dropped_events(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  Monitor *m = monitor_unwrap(env, self);
+  if (!m) return NULL;
+  napi_value out;
+  NG_CALL(napi_create_double(env, (double) __atomic_load_n(&m->sink->dropped, __ATOMIC_RELAXED), &out));
+  return out;
+}
+
 napi_value ng_devices_init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
+    { "droppedEvents", NULL, monitor_dropped_events, NULL, NULL, NULL, napi_default, NULL },
     { "start", NULL, monitor_start, NULL, NULL, NULL, napi_default, NULL },
     { "stop", NULL, monitor_stop, NULL, NULL, NULL, napi_default, NULL },
   };

@@ -28,11 +28,28 @@ static void msg_free(ng_msg *m) {
   g_free(m);
 }
 
-/* Any thread. Takes ownership of m. */
+/* Any thread. Takes ownership of m. Never blocks: a streaming thread waiting for the JS thread could deadlock with
+ * destroy(), which stops the streaming threads from the JS thread. */
 static void emit(ng_pipeline *p, ng_msg *m) {
+  gboolean sample = m->type == MSG_SAMPLE, droppable = m->type == MSG_ELEMENT || m->type == MSG_WARNING;
+  gboolean queued = FALSE, full = FALSE;
   g_mutex_lock(&p->lock);
-  gboolean queued = p->tsfn && napi_call_threadsafe_function(p->tsfn, m, napi_tsfn_nonblocking) == napi_ok;
+  if (!p->tsfn) {
+    /* destroyed: nobody listens, nothing is lost */
+  } else if ((sample && g_atomic_int_get(&p->queued_samples) >= NG_QUEUE_SAMPLES) ||
+             (droppable && g_atomic_int_get(&p->queued) >= NG_QUEUE_MAX - NG_QUEUE_RESERVED)) {
+    full = TRUE;
+  } else {
+    napi_status s = napi_call_threadsafe_function(p->tsfn, m, napi_tsfn_nonblocking);
+    queued = s == napi_ok;
+    full = s == napi_queue_full;
+    if (queued) {
+      g_atomic_int_inc(&p->queued);
+      if (sample) g_atomic_int_inc(&p->queued_samples);
+    }
+  }
   g_mutex_unlock(&p->lock);
+  if (full) __atomic_add_fetch(sample ? &p->dropped_samples : &p->dropped_messages, 1, __ATOMIC_RELAXED);
   if (!queued) msg_free(m);
 }
 
@@ -204,6 +221,8 @@ static napi_value msg_to_js(napi_env env, ng_msg *m) {
 void ng_pipeline_call_js(napi_env env, napi_value cb, void *context, void *data) {
   ng_pipeline *p = context;
   ng_msg *m = data;
+  g_atomic_int_add(&p->queued, -1);
+  if (m->type == MSG_SAMPLE) g_atomic_int_add(&p->queued_samples, -1);
   /* No messages after destroy(): the owner has let go. env is NULL while the tsfn is being torn down. */
   if (env && p->bin) {
     napi_value obj = msg_to_js(env, m), undefined;

@@ -104,7 +104,8 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
 
   napi_value name;
   napi_status s = napi_create_string_utf8(env, "encoderd.Pipeline", NAPI_AUTO_LENGTH, &name);
-  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, p, ng_pipeline_tsfn_finalize, p,
+  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[1], NULL, name, NG_QUEUE_MAX, 1, p,
+                                                        ng_pipeline_tsfn_finalize, p,
                                                         ng_pipeline_call_js, &p->tsfn);
   if (s == napi_ok) ng_pipeline_ref(p);  /* the tsfn's, dropped in ng_pipeline_tsfn_finalize */
   if (s == napi_ok) s = napi_unref_threadsafe_function(env, p->tsfn);

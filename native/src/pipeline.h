@@ -14,7 +14,19 @@ typedef struct {
   GMutex state_lock;         /* serialises a worker's set_state with destroy()'s */
   gboolean destroyed;        /* guarded by state_lock */
   GHashTable *qos_dropped;   /* element name -> guint64 latest QoS `dropped`; guarded by lock (stats.c) */
+  gint queued;               /* items in the tsfn's queue, and samples among them (atomic) */
+  gint queued_samples;
+  guint64 dropped_messages;  /* what a full queue refused (atomic; stats.c's ipcDropped) */
+  guint64 dropped_samples;
 } ng_pipeline;
+
+/* The bound of a pipeline's tsfn queue: a JS thread that stalls (a long GC, a busy loop) costs at most this many
+ * items, not memory without end. Element messages and warnings (level, spectrum: many a second) leave the last
+ * NG_QUEUE_RESERVED places to state changes, errors and EOS, which the core must see; samples are frames, so fewer
+ * of them may wait. What does not fit is dropped and counted. */
+#define NG_QUEUE_MAX 1024
+#define NG_QUEUE_RESERVED 64
+#define NG_QUEUE_SAMPLES 32
 
 /* The ng_pipeline of a JS Pipeline `self`; NULL with NG_ERR_ARG / NG_ERR_DESTROYED thrown. */
 ng_pipeline *ng_pipeline_self(napi_env env, napi_value self);

@@ -14,6 +14,8 @@
 
 /* How often sessions of vanished clients (no TEARDOWN) are expired. */
 #define NG_SESSION_CLEANUP_SECONDS 3
+/* The bound of the event queue to JS: a stalled JS thread costs this many events at most (dropped and counted). */
+#define NG_RTSP_QUEUE_MAX 1024
 
 typedef struct {
   gint refs;
@@ -22,6 +24,7 @@ typedef struct {
   GMutex lock;               /* guards tsfn */
   napi_threadsafe_function tsfn;
   gint clients;              /* atomic; changed on the loop thread */
+  guint64 dropped;           /* events a full queue refused; atomic */
   GHashTable *mounts;        /* path -> its ng_feed (owned), or NULL for a launch mount; main thread */
 } ng_rtsp;
 
@@ -50,9 +53,10 @@ static void emit(ng_rtsp *r, ev_type type, gint clients, const char *text) {
   e->clients = clients;
   e->text = g_strdup(text);
   g_mutex_lock(&r->lock);
-  gboolean queued = r->tsfn && napi_call_threadsafe_function(r->tsfn, e, napi_tsfn_nonblocking) == napi_ok;
+  napi_status s = r->tsfn ? napi_call_threadsafe_function(r->tsfn, e, napi_tsfn_nonblocking) : napi_closing;
   g_mutex_unlock(&r->lock);
-  if (!queued) event_free(e);
+  if (s == napi_queue_full) __atomic_add_fetch(&r->dropped, 1, __ATOMIC_RELAXED);
+  if (s != napi_ok) event_free(e);
 }
 
 /* ---- signals, on the loop thread ---- */
@@ -258,7 +262,8 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   g_mutex_init(&r->lock);
   napi_value name;
   napi_status s = napi_create_string_utf8(env, "encoderd.RtspServer", NAPI_AUTO_LENGTH, &name);
-  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[2], NULL, name, 0, 1, r, tsfn_finalize, r, call_js, &r->tsfn);
+  if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[2], NULL, name, NG_RTSP_QUEUE_MAX, 1, r, tsfn_finalize, r,
+                                                        call_js, &r->tsfn);
   if (s == napi_ok) rtsp_ref(r);  /* the tsfn's, dropped in tsfn_finalize */
   if (s == napi_ok) s = napi_unref_threadsafe_function(env, r->tsfn);
   if (s == napi_ok) s = napi_type_tag_object(env, self, &rtsp_tag);
@@ -404,6 +409,14 @@ static napi_value ng_rtsp_cleanup_sessions(napi_env env, napi_callback_info info
   return out;
 }
 
+static napi_value ng_rtsp_dropped_events(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  NG_RTSP_SELF(r);
+  napi_value out;
+  NG_CALL(napi_create_double(env, (double) __atomic_load_n(&r->dropped, __ATOMIC_RELAXED), &out));
+  return out;
+}
+
 static napi_value ng_rtsp_close(napi_env env, napi_callback_info info) {
   NG_ARGV(0);
   ng_rtsp *r;
@@ -420,6 +433,7 @@ napi_value ng_rtsp_init(napi_env env, napi_value exports) {
     { "unmount", NULL, ng_rtsp_unmount, NULL, NULL, NULL, napi_default, NULL },
     { "clientCount", NULL, ng_rtsp_client_count, NULL, NULL, NULL, napi_default, NULL },
     { "cleanupSessions", NULL, ng_rtsp_cleanup_sessions, NULL, NULL, NULL, napi_default, NULL },
+    { "droppedEvents", NULL, ng_rtsp_dropped_events, NULL, NULL, NULL, napi_default, NULL },
     { "close", NULL, ng_rtsp_close, NULL, NULL, NULL, napi_default, NULL },
   };
   napi_value cls;

@@ -127,6 +127,19 @@ static napi_value ng_pipeline_qos_dropped(napi_env env, napi_callback_info info)
   return out;
 }
 
+/* Bus messages and samples dropped because the queue to the JS thread was full (pipeline.h, NG_QUEUE_MAX). */
+static napi_value ng_pipeline_ipc_dropped(napi_env env, napi_callback_info info) {
+  NG_ARGV(0);
+  ng_pipeline *p = ng_pipeline_self(env, self);
+  if (!p) return NULL;
+  napi_value out;
+  NG_CALL(napi_create_object(env, &out));
+  NG_SET_NUMBER(out, "messages", __atomic_load_n(&p->dropped_messages, __ATOMIC_RELAXED));
+  NG_SET_NUMBER(out, "samples", __atomic_load_n(&p->dropped_samples, __ATOMIC_RELAXED));
+  NG_SET_NUMBER(out, "queued", g_atomic_int_get(&p->queued));
+  return out;
+}
+
 /* GStreamer's latency query, asked upstream of the sink named sink (the peer of its sink pad): what the sources and
  * every element up to that sink add. {live, minNs, maxNs}, or null when nothing answers. Asked of the sink's peer and
  * not of the pipeline, because a sink that does not sync (sync=false, as outputs are) answers "not live, 0". */
@@ -166,6 +179,7 @@ gboolean ng_stats_define(napi_env env, napi_property_descriptor *out, size_t *n)
     { "sinks", NULL, ng_pipeline_sinks, NULL, NULL, NULL, napi_default, NULL },
     { "qosDropped", NULL, ng_pipeline_qos_dropped, NULL, NULL, NULL, napi_default, NULL },
     { "latency", NULL, ng_pipeline_latency, NULL, NULL, NULL, napi_default, NULL },
+    { "ipcDropped", NULL, ng_pipeline_ipc_dropped, NULL, NULL, NULL, napi_default, NULL },
   };
   size_t count = sizeof methods / sizeof methods[0];
   for (size_t i = 0; i < count; i++) out[(*n)++] = methods[i];

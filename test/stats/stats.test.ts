@@ -63,6 +63,7 @@ describe('statistics against a real receiver', () => {
       expect(stats.stats.source.frames).toBeGreaterThan(0);
       expect(stats.stats.latency_ms).toBeGreaterThan(0);
       expect(stats.stats.dropped_frames).toBe(0);
+      expect(stats.stats.ipc_dropped).toBe(0);
       expect(stats.stats.host_restarts).toBe(0);
       const view = (await svc.api('GET', '/svc/pipeline/st-udp')).body;
       expect(view.health).toBe('ok');

@@ -52,6 +52,11 @@ describe('StatsWindow.figures', () => {
     expect(g.latency_ms).toBeNull();
   });
 
+  it('ipc_dropped: what the host measured, absent where it measures nothing (on demand)', () => {
+    expect(windowOf([sample(0, { ipcDropped: 0 }), sample(1, { ipcDropped: 42 })]).figures(T0 + 1000, counters).ipc_dropped).toBe(42);
+    expect('ipc_dropped' in windowOf([sample(0)]).figures(T0, counters)).toBe(false);
+  });
+
   it('multiview inputs: fps each, live while frames arrive', () => {
     const w = windowOf([sample(0, { inputs: [0, 0] }), sample(1, { inputs: [15, 0] })]);
     expect(w.figures(T0 + 1000, counters).inputs).toEqual([{ index: 0, fps: 15, live: true }, { index: 1, fps: 0, live: false }]);
