@@ -46,7 +46,7 @@ export interface Claim {
 
 export interface ComposeContext {
   readonly pipelineId: string;
-  /** A unique element name for a role inside this pipeline, e.g. name('enc') → "video_enc". */
+  /** A unique element name for a role inside this pipeline: name('enc') → "enc", then "enc2". */
   name(role: string): string;
   readonly settings: { readonly rtspLatencyMs: number };
   /**
