@@ -319,8 +319,11 @@ static void monitor_stop_internal(Monitor *m) {
   m->started = FALSE;
 }
 
+static void monitor_close(void *data) { monitor_stop_internal(data); }
+
 static void monitor_finalize(napi_env env, void *data, void *hint) {
   Monitor *m = data;
+  ng_untrack(env, m);
   /* Started here only at environment teardown: otherwise the strong self reference keeps it alive. */
   monitor_stop_internal(m);
   napi_delete_reference(env, m->callback);
@@ -372,6 +375,7 @@ static napi_value monitor_new(napi_env env, napi_callback_info info) {
     g_free(m);
     NG_THROW("NG_ERR_ARG", "could not wrap the DeviceMonitor");
   }
+  ng_track(env, m, monitor_close);
   return self;
 }
 

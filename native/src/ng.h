@@ -67,6 +67,13 @@ napi_value ng_pipeline_init(napi_env env, napi_value exports);
 napi_value ng_rtsp_init(napi_env env, napi_value exports);
 napi_value ng_devices_init(napi_env env, napi_value exports);
 
+/* What an environment's cleanup hook closes (addon.c): each class registers the objects it creates and unregisters
+ * them when they are closed or collected, so a terminated worker_thread or an exiting process leaves nothing
+ * running. JS thread only. */
+typedef void (*ng_close_fn)(void *obj);
+void ng_track(napi_env env, void *obj, ng_close_fn close);
+void ng_untrack(napi_env env, void *obj);
+
 /* The GMainContext the addon's main-loop thread runs (RTSP servers, bus watches attach here). */
 GMainContext *ng_main_context(void);
 

@@ -50,7 +50,10 @@ static void pipeline_destroy(ng_pipeline *p) {
   gst_object_unref(bin);
 }
 
+static void pipeline_close(void *data) { pipeline_destroy(data); }
+
 static void pipeline_finalize(napi_env env, void *data, void *hint) {
+  ng_untrack(env, data);
   pipeline_destroy(data);
   ng_pipeline_unref(data);
 }
@@ -119,6 +122,7 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
   GstBus *bus = gst_element_get_bus(bin);
   gst_bus_set_sync_handler(bus, ng_pipeline_on_bus, ng_pipeline_ref(p), ng_pipeline_unref);
   gst_object_unref(bus);
+  ng_track(env, p, pipeline_close);
   return self;
 }
 
@@ -126,6 +130,7 @@ static napi_value ng_pipeline_destroy(napi_env env, napi_callback_info info) {
   NG_ARGV(0);
   ng_pipeline *p;
   NG_CALL(napi_unwrap(env, self, (void **) &p));
+  ng_untrack(env, p);
   pipeline_destroy(p);
   return NULL;
 }

@@ -214,7 +214,10 @@ static void rtsp_close(ng_rtsp *r) {
   if (tsfn) napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
 }
 
+static void rtsp_close_cb(void *data) { rtsp_close(data); }
+
 static void rtsp_finalize(napi_env env, void *data, void *hint) {
+  ng_untrack(env, data);
   rtsp_close(data);
   rtsp_unref(data);
 }
@@ -280,6 +283,7 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
     rtsp_unref(r);
     NG_THROW("NG_ERR_ARG", "could not create the RtspServer object");
   }
+  ng_track(env, r, rtsp_close_cb);
   return self;
 }
 
@@ -421,6 +425,7 @@ static napi_value ng_rtsp_close(napi_env env, napi_callback_info info) {
   NG_ARGV(0);
   ng_rtsp *r;
   NG_CALL(napi_unwrap(env, self, (void **) &r));
+  ng_untrack(env, r);
   rtsp_close(r);
   return NULL;
 }
