@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, renameSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, startService, waitFor, type RunningService } from '../helpers/service';
+import { freePort, run, startService, waitFor, type RunningService } from '../helpers/service';
+import { openSse } from '../helpers/sse';
 
 let svc: RunningService;
 let dir: string;
@@ -57,7 +58,15 @@ afterAll(async () => {
 describe('a passed-through AV1 source into a .ts file', () => {
   it('create answers 400 with the reason, and leaves no pipeline, no file and no claim behind', async () => {
     const out = join(dir, 'create.ts');
-    const r = await svc.api('POST', '/svc/pipeline', relay('pt-create', av1Clip, out));
+    const watch = await openSse(svc.port, '/svc/events');
+    let r;
+    try {
+      r = await svc.api('POST', '/svc/pipeline', relay('pt-create', av1Clip, out));
+      // A console that saw the pipeline appear while its source was opened is told it is gone.
+      await watch.next((e) => e.event === 'pipeline_not_found' && e.data.pipeline_id === 'pt-create', 5000);
+    } finally {
+      watch.close();
+    }
     expectRefusal(r, 'ts');
     expect((await svc.api('GET', '/svc/pipeline/pt-create')).status).toBe(404);
     expect(((await svc.api('GET', '/svc/pipeline')).body as Array<{ id: string }>).map((p) => p.id)).not.toContain('pt-create');
@@ -102,6 +111,11 @@ describe('a passed-through AV1 source into a .ts file', () => {
     const view = (await svc.api('GET', '/svc/pipeline/pt-put')).body;
     expect(view.output.uri).toBe(mkv);
     expect(view.state).toBe('ready');
+
+    // A source that sends nothing within the start timeout cannot tell: the PUT is accepted, the codec learned at play.
+    const silent = await svc.api('PUT', '/svc/pipeline/pt-put', { ...relay('pt-put', av1Clip, join(dir, 'put.ts')), source: { uri: `udp://127.0.0.1:${await freePort()}` } });
+    expect(silent.status, silent.text).toBe(200);
+    expect(silent.body.source.uri).toMatch(/^udp:/);
 
     // A PUT the source can take is accepted (its source is opened to tell), and plays.
     const ok = await svc.api('PUT', '/svc/pipeline/pt-put', relay('pt-put', h264Clip, join(dir, 'put.ts')));
