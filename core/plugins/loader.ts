@@ -24,7 +24,7 @@ export class PluginLoadError extends Error {}
 const HOOKS: Record<Plugin['kind'], string[]> = {
   source: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'present'],
   codec: ['validate', 'encoder', 'liveChange'],
-  output: ['accepts', 'validate', 'claims', 'fragment', 'secrets'],
+  output: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'check', 'carriesKlv'],
 };
 
 function entryOf(folder: string): string {
@@ -67,6 +67,7 @@ export function guarded(plugin: Plugin): Plugin {
       ...plugin.rtp,
       payloader: wrap(plugin.rtp?.payloader, name, 'rtp.payloader'),
       depayloader: wrap(plugin.rtp?.depayloader, name, 'rtp.depayloader'),
+      ...(plugin.rtp?.fmtp ? { fmtp: wrap(plugin.rtp.fmtp, name, 'rtp.fmtp') } : {}),
     };
     if (plugin.macro) copy.macro = { ...plugin.macro, expand: wrap(plugin.macro.expand, name, 'macro.expand') };
   }
