@@ -1,7 +1,7 @@
 /** Composition is pure: golden descriptions for the built-in simple-mode paths. */
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
-import { composeSimple } from '../../core/pipeline/compose';
+import { CodecRefusedError, composeSimple } from '../../core/pipeline/compose';
 import { PluginRegistry } from '../../core/plugins/registry';
 import type { PipelineDefinition } from '../../core/pipeline/model';
 
@@ -100,5 +100,15 @@ describe('composeSimple: passthrough (no encoding)', () => {
 
   it('a probed codec the output cannot carry is refused with the output\'s own message', () => {
     expect(() => composeSimple(pt, registry, { rtspLatencyMs: 200 }, 'av1')).toThrow("the source's video is av1: output.uri: a .ts file cannot carry av1");
+    // Of its own kind, with the output's messages, so the manager answers it as the client's mistake without reading it.
+    let thrown: unknown;
+    try {
+      composeSimple(pt, registry, { rtspLatencyMs: 200 }, 'av1');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(CodecRefusedError);
+    expect((thrown as CodecRefusedError).codec).toBe('av1');
+    expect((thrown as CodecRefusedError).errors).toEqual(['output.uri: a .ts file cannot carry av1']);
   });
 });
