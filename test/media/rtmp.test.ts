@@ -214,7 +214,7 @@ describe('RTMP push into nginx-rtmp', () => {
     expectNoKey(r.text, 'the 409');
   });
 
-  it('passes an H.264 stream through (no encoding) and refuses a passed-through H.265 one when it starts', async () => {
+  it('passes an H.264 stream through (no encoding) and refuses a passed-through H.265 one (400) when its source is opened', async () => {
     if (!nginx) await startNginx();
     const port264 = await freePort();
     const port265 = await freePort();
@@ -225,10 +225,13 @@ describe('RTMP push into nginx-rtmp', () => {
     expect(ok.status, ok.text).toBe(201);
     expect(await probeStream(`${KEY}-relay`)).toMatchObject({ codec_name: 'h264', width: FRAME.width, height: FRAME.height });
     const refused = await svc.api('POST', '/svc/pipeline', relay('relay265', port265, `${KEY}-relay265`));
-    expect(refused.status, refused.text).toBe(504);
-    expect(refused.text).toMatch(/RTMP carries H\.264 only \(FLV has no mapping for h265\)/);
+    // The client's mistake, known once the source is opened: 400, and nothing kept (docs/api.md, passthrough).
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.code).toBe('VALIDATION_ERROR');
+    expect(refused.body.details.errors[0]).toMatch(/^output\.uri: RTMP carries H\.264 only \(FLV has no mapping for h265\)/);
     expectNoKey(refused.text, 'the refusal');
-    for (const id of ['relay264', 'relay265', 'origin264', 'origin265']) {
+    expect((await svc.api('GET', '/svc/pipeline/relay265')).status).toBe(404);
+    for (const id of ['relay264', 'origin264', 'origin265']) {
       await svc.api('PUT', `/svc/pipeline/${id}/stop`);
       expect((await svc.api('DELETE', `/svc/pipeline/${id}`)).status).toBe(204);
     }
