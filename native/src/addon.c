@@ -123,13 +123,10 @@ static napi_value ng_init(napi_env env, napi_callback_info info) {
   if (!e) NG_THROW("NG_ERR_INIT", "the addon has no environment data");
   if (e->holds_loop) return NULL;
   g_mutex_lock(&loop_lock);
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   if (!gst_init_check(NULL, NULL, &err)) {
     g_mutex_unlock(&loop_lock);
-    char msg[512];
-    g_snprintf(msg, sizeof msg, "gst_init failed: %s", err ? err->message : "unknown");
-    g_clear_error(&err);
-    NG_THROW("NG_ERR_INIT", msg);
+    NG_THROWF("NG_ERR_INIT", "gst_init failed: %s", err ? err->message : "unknown");
   }
   if (!registered)
     registered = gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "encoderd",
@@ -148,23 +145,19 @@ static napi_value ng_init(napi_env env, napi_callback_info info) {
 }
 
 static napi_value ng_gst_version(napi_env env, napi_callback_info info) {
-  gchar *v = gst_version_string();
+  g_autofree gchar *v = gst_version_string();
   napi_value out;
-  napi_status s = napi_create_string_utf8(env, v, NAPI_AUTO_LENGTH, &out);
-  g_free(v);
-  if (s != napi_ok) NG_THROW("NG_ERR_ARG", "could not create string");
+  NG_CALL(napi_create_string_utf8(env, v, NAPI_AUTO_LENGTH, &out));
   return out;
 }
 
 static napi_value ng_has_element(napi_env env, napi_callback_info info) {
   NG_ARGV(1);
   NG_ARGC_AT_LEAST(1);
-  NG_STRING(name, argv[0]);
-  GstElementFactory *f = gst_element_factory_find(name);
-  g_free(name);
+  NG_STRING_AUTO(name, argv[0]);
+  g_autoptr(GstElementFactory) f = gst_element_factory_find(name);
   napi_value out;
   NG_CALL(napi_get_boolean(env, f != NULL, &out));
-  if (f) gst_object_unref(f);
   return out;
 }
 

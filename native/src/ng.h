@@ -1,5 +1,12 @@
 /* The small macro vocabulary every binding file uses, so that each binding function reads as intent:
- * argument checks, status checks and errors thrown with a code (see index.d.ts NativeErrorCode). */
+ * argument checks, status checks and errors thrown with a code (see index.d.ts NativeErrorCode).
+ *
+ * The error path. Every NG_ macro that checks something returns NULL from the binding on failure, at any line. So a
+ * binding holds what it takes in automatic cleanup variables (GLib's g_autofree, g_autoptr, g_auto), never in plain
+ * pointers freed at the end: every return, thrown or not, frees them, and nothing is freed twice. What is handed on
+ * (to a struct, a list, the caller) leaves with g_steal_pointer. No cleanup labels, no frees before a throw. Objects
+ * with their own reference counting (ng_pipeline, ng_rtsp, ng_feed) are undone by their own destroy function on
+ * the one failure branch that follows their creation. */
 #ifndef ENCODERD_NG_H
 #define ENCODERD_NG_H
 #include <node_api.h>
@@ -21,11 +28,6 @@
 #define NG_TYPE_ASSERT(v, t, msg) do { napi_valuetype _t; NG_CALL(napi_typeof(env, (v), &_t)); \
   if (_t != (t)) NG_THROW("NG_ERR_ARG", msg); } while (0)
 
-/* Copies a JS string argument into a newly allocated C string (free with g_free). */
-#define NG_STRING(var, v) char *var = NULL; do { size_t _len; NG_TYPE_ASSERT(v, napi_string, #var " must be a string"); \
-  NG_CALL(napi_get_value_string_utf8(env, (v), NULL, 0, &_len)); var = g_malloc(_len + 1); \
-  NG_CALL(napi_get_value_string_utf8(env, (v), var, _len + 1, &_len)); } while (0)
-
 #define NG_INT64(var, v) int64_t var; do { NG_TYPE_ASSERT(v, napi_number, #var " must be a number"); \
   NG_CALL(napi_get_value_int64(env, (v), &var)); } while (0)
 
@@ -36,7 +38,8 @@
 /* NG_THROW with a printf-style message. */
 #define NG_THROWF(code, ...) do { char _m[1024]; g_snprintf(_m, sizeof _m, __VA_ARGS__); NG_THROW(code, _m); } while (0)
 
-/* Like NG_STRING, but freed automatically when the binding returns (also on a throw). */
+/* Copies a JS string argument into a new C string, freed when the binding returns (also on a throw); keep it
+ * beyond with g_steal_pointer. */
 #define NG_STRING_AUTO(var, v) g_autofree char *var = NULL; do { size_t _len; \
   NG_TYPE_ASSERT(v, napi_string, #var " must be a string"); \
   NG_CALL(napi_get_value_string_utf8(env, (v), NULL, 0, &_len)); var = g_malloc(_len + 1); \

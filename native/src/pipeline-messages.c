@@ -27,6 +27,7 @@ static void msg_free(ng_msg *m) {
   g_free(m->data);
   g_free(m);
 }
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ng_msg, msg_free)
 
 /* Any thread. Takes ownership of m. Never blocks: a streaming thread waiting for the JS thread could deadlock with
  * destroy(), which stops the streaming threads from the JS thread. */
@@ -83,17 +84,17 @@ static void on_message(ng_pipeline *p, GstMessage *message) {
     }
     return;
   }
-  ng_msg *m = g_new0(ng_msg, 1);
+  g_autoptr(ng_msg) m = g_new0(ng_msg, 1);
   m->source = g_strdup(GST_MESSAGE_SRC_NAME(message));
   switch (GST_MESSAGE_TYPE(message)) {
     case GST_MESSAGE_STATE_CHANGED:
-      if (GST_MESSAGE_SRC(message) != p->bin_id) goto drop;
+      if (GST_MESSAGE_SRC(message) != p->bin_id) return;
       m->type = MSG_STATE;
       gst_message_parse_state_changed(message, &m->old, &m->current, &m->pending);
       break;
     case GST_MESSAGE_ERROR:
     case GST_MESSAGE_WARNING: {
-      GError *err = NULL;
+      g_autoptr(GError) err = NULL;
       if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
         m->type = MSG_ERROR;
         gst_message_parse_error(message, &err, &m->debug);
@@ -106,24 +107,20 @@ static void on_message(ng_pipeline *p, GstMessage *message) {
         gst_message_parse_warning(message, &err, &m->debug);
       }
       m->text = g_strdup(err->message);
-      g_error_free(err);
       break;
     }
     case GST_MESSAGE_EOS:
       m->type = MSG_EOS;
       break;
     case GST_MESSAGE_ELEMENT:
-      if (!gst_message_get_structure(message)) goto drop;
+      if (!gst_message_get_structure(message)) return;
       m->type = MSG_ELEMENT;
       m->fields = gst_structure_copy(gst_message_get_structure(message));
       break;
     default:
-      goto drop;
+      return;
   }
-  emit(p, m);
-  return;
-drop:
-  msg_free(m);
+  emit(p, g_steal_pointer(&m));
 }
 
 /* A sync handler that answers DROP owns the message and must unref it (GstBusSyncHandler's contract): without
@@ -135,7 +132,7 @@ GstBusSyncReply ng_pipeline_on_bus(GstBus *bus, GstMessage *message, gpointer da
 }
 
 GstFlowReturn ng_pipeline_on_sample(GstAppSink *sink, gpointer data) {
-  GstSample *sample = gst_app_sink_pull_sample(sink);
+  g_autoptr(GstSample) sample = gst_app_sink_pull_sample(sink);
   if (!sample) return GST_FLOW_OK;
   GstBuffer *buf = gst_sample_get_buffer(sample);
   ng_msg *m = g_new0(ng_msg, 1);
@@ -152,7 +149,6 @@ GstFlowReturn ng_pipeline_on_sample(GstAppSink *sink, gpointer data) {
     m->data = g_memdup2(map.data, map.size);
     gst_buffer_unmap(buf, &map);
   }
-  gst_sample_unref(sample);
   emit(data, m);
   return GST_FLOW_OK;
 }

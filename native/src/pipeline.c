@@ -72,7 +72,7 @@ ng_pipeline *ng_pipeline_self(napi_env env, napi_value self) {
 }
 
 /* The element named name (a new ref), or throw NG_ERR_NO_ELEMENT. */
-#define NG_ELEMENT(var, p, name) GstElement *var = gst_bin_get_by_name(GST_BIN((p)->bin), name); \
+#define NG_ELEMENT(var, p, name) g_autoptr(GstElement) var = gst_bin_get_by_name(GST_BIN((p)->bin), name); \
   if (!var) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", name)
 
 static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
@@ -81,16 +81,10 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
   NG_STRING_AUTO(description, argv[0]);
   NG_TYPE_ASSERT(argv[1], napi_function, "onMessage must be a function");
   if (!ng_main_context()) NG_THROW("NG_ERR_INIT", "call init() first");
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   /* FATAL_ERRORS: a missing element or an unlinkable pair is an error, not a half-built pipeline. */
   GstElement *parsed = gst_parse_launch_full(description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
-  if (!parsed) {
-    char msg[1024];
-    g_snprintf(msg, sizeof msg, "%s", err ? err->message : "could not parse the description");
-    g_clear_error(&err);
-    NG_THROW("NG_ERR_PARSE", msg);
-  }
-  g_clear_error(&err);
+  if (!parsed) NG_THROWF("NG_ERR_PARSE", "%s", err ? err->message : "could not parse the description");
   GstElement *bin = parsed;
   if (!GST_IS_PIPELINE(parsed)) {
     bin = gst_pipeline_new(NULL);
@@ -209,19 +203,21 @@ static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
   if (!parse_state(state, &target)) NG_THROWF("NG_ERR_ARG", "unknown state '%s'", state);
   if (timeout_ms < 0) NG_THROW("NG_ERR_ARG", "timeoutMs must be >= 0");
 
-  state_job *j = g_new0(state_job, 1);
+  napi_value promise, name;
+  NG_CALL(napi_create_string_utf8(env, "encoderd.setState", NAPI_AUTO_LENGTH, &name));
+  g_autofree state_job *j = g_new0(state_job, 1);
   j->target = target;
   j->timeout = (GstClockTime) timeout_ms * GST_MSECOND;
-  napi_value promise, name;
-  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
-      napi_create_string_utf8(env, "encoderd.setState", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_async_work(env, NULL, name, state_execute, state_complete, j, &j->work) != napi_ok) {
-    g_free(j);
-    NG_THROW("NG_ERR_ARG", "could not start the state change");
-  }
+  NG_CALL(napi_create_async_work(env, NULL, name, state_execute, state_complete, j, &j->work));
   j->p = ng_pipeline_ref(p);
   j->bin = gst_object_ref(p->bin);
-  NG_CALL(napi_queue_async_work(env, j->work));
+  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok || napi_queue_async_work(env, j->work) != napi_ok) {
+    napi_delete_async_work(env, j->work);
+    gst_object_unref(j->bin);
+    ng_pipeline_unref(j->p);
+    NG_THROW("NG_ERR_ARG", "could not start the state change");
+  }
+  g_steal_pointer(&j);  /* state_complete's now */
   return promise;
 }
 
@@ -252,19 +248,11 @@ static napi_value ng_pipeline_set_property(napi_env env, napi_callback_info info
   NG_STRING_AUTO(prop, argv[1]);
   NG_ELEMENT(el, p, name);
   GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(el), prop);
-  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)) {
-    gst_object_unref(el);
-    NG_THROWF("NG_ERR_NO_PROPERTY", "%s has no writable property '%s'", name, prop);
-  }
-  GValue v = G_VALUE_INIT;
+  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)) NG_THROWF("NG_ERR_NO_PROPERTY", "%s has no writable property '%s'", name, prop);
+  g_auto(GValue) v = G_VALUE_INIT;
   g_autofree char *why = NULL;
-  if (!ng_value_from_js(env, argv[2], pspec, &v, &why)) {
-    gst_object_unref(el);
-    NG_THROWF("NG_ERR_VALUE", "%s.%s: %s", name, prop, why);
-  }
+  if (!ng_value_from_js(env, argv[2], pspec, &v, &why)) NG_THROWF("NG_ERR_VALUE", "%s.%s: %s", name, prop, why);
   g_object_set_property(G_OBJECT(el), prop, &v);
-  g_value_unset(&v);
-  gst_object_unref(el);
   return NULL;
 }
 
@@ -276,16 +264,11 @@ static napi_value ng_pipeline_get_property(napi_env env, napi_callback_info info
   NG_STRING_AUTO(prop, argv[1]);
   NG_ELEMENT(el, p, name);
   GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(el), prop);
-  if (!pspec || !(pspec->flags & G_PARAM_READABLE)) {
-    gst_object_unref(el);
-    NG_THROWF("NG_ERR_NO_PROPERTY", "%s has no readable property '%s'", name, prop);
-  }
-  GValue v = G_VALUE_INIT;
+  if (!pspec || !(pspec->flags & G_PARAM_READABLE)) NG_THROWF("NG_ERR_NO_PROPERTY", "%s has no readable property '%s'", name, prop);
+  g_auto(GValue) v = G_VALUE_INIT;
   g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(pspec));
   g_object_get_property(G_OBJECT(el), prop, &v);
   napi_value out = ng_value_to_js(env, &v);
-  g_value_unset(&v);
-  gst_object_unref(el);
   if (!out) NG_THROW("NG_ERR_ARG", "could not convert the value");
   return out;
 }
@@ -299,17 +282,15 @@ static napi_value element_info(napi_env env, GstElement *el) {
   NG_SET_STRING(obj, "name", name);
   NG_SET_STRING(obj, "factory", f ? GST_OBJECT_NAME(f) : G_OBJECT_TYPE_NAME(el));
   guint n;
-  GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(el), &n);
+  g_autofree GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(el), &n);
   for (guint i = 0; i < n; i++) {
     if (!(specs[i]->flags & G_PARAM_READABLE) || !strcmp(specs[i]->name, "name")) continue;
-    GValue v = G_VALUE_INIT;
+    g_auto(GValue) v = G_VALUE_INIT;
     g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(specs[i]));
     g_object_get_property(G_OBJECT(el), specs[i]->name, &v);
     g_autofree char *text = ng_value_to_string(&v);
-    g_value_unset(&v);
     if (text) NG_SET_STRING(props, specs[i]->name, text);
   }
-  g_free(specs);
   NG_CALL(napi_set_named_property(env, obj, "properties", props));
   return obj;
 }
@@ -319,8 +300,8 @@ static napi_value ng_pipeline_elements(napi_env env, napi_callback_info info) {
   NG_SELF(p);
   napi_value arr;
   NG_CALL(napi_create_array(env, &arr));
-  GstIterator *it = gst_bin_iterate_recurse(GST_BIN(p->bin));
-  GValue item = G_VALUE_INIT;
+  g_autoptr(GstIterator) it = gst_bin_iterate_recurse(GST_BIN(p->bin));
+  g_auto(GValue) item = G_VALUE_INIT;
   uint32_t count = 0;
   gboolean done = FALSE, failed = FALSE;
   while (!done && !failed) {
@@ -340,8 +321,6 @@ static napi_value ng_pipeline_elements(napi_env env, napi_callback_info info) {
         done = TRUE;
     }
   }
-  g_value_unset(&item);
-  gst_iterator_free(it);
   return failed ? NULL : arr;
 }
 
@@ -360,14 +339,10 @@ static napi_value ng_pipeline_push_buffer(napi_env env, napi_callback_info info)
   NG_CALL(napi_get_buffer_info(env, argv[1], &data, &size));
   NG_INT64(pts, argv[2]);
   NG_ELEMENT(el, p, name);
-  if (!GST_IS_APP_SRC(el)) {
-    gst_object_unref(el);
-    NG_THROWF("NG_ERR_ARG", "'%s' is not an appsrc", name);
-  }
+  if (!GST_IS_APP_SRC(el)) NG_THROWF("NG_ERR_ARG", "'%s' is not an appsrc", name);
   GstBuffer *buf = gst_buffer_new_memdup(data, size);
   if (pts >= 0) GST_BUFFER_PTS(buf) = (GstClockTime) pts;
-  GstFlowReturn ret = gst_app_src_push_buffer(GST_APP_SRC(el), buf);
-  gst_object_unref(el);
+  GstFlowReturn ret = gst_app_src_push_buffer(GST_APP_SRC(el), buf);  /* takes buf */
   if (ret != GST_FLOW_OK) NG_THROWF("NG_ERR_STATE", "appsrc '%s' refused the buffer: %s", name, gst_flow_get_name(ret));
   return NULL;
 }
@@ -378,12 +353,11 @@ static napi_value ng_pipeline_running_time(napi_env env, napi_callback_info info
   NG_ARGV(0);
   NG_SELF(p);
   gint64 rt = -1;
-  GstClock *clock = gst_element_get_clock(p->bin);
+  g_autoptr(GstClock) clock = gst_element_get_clock(p->bin);
   if (clock) {
     GstClockTime now = gst_clock_get_time(clock);
     GstClockTime base = gst_element_get_base_time(p->bin);
     if (GST_STATE_TARGET(p->bin) == GST_STATE_PLAYING && GST_CLOCK_TIME_IS_VALID(now) && now >= base) rt = (gint64) (now - base);
-    gst_object_unref(clock);
   }
   napi_value out;
   NG_CALL(napi_create_int64(env, rt, &out));
@@ -404,20 +378,14 @@ static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) 
   NG_SELF(p);
   NG_STRING_AUTO(name, argv[0]);
   NG_ELEMENT(el, p, name);
-  if (!GST_IS_APP_SINK(el)) {
-    gst_object_unref(el);
-    NG_THROWF("NG_ERR_ARG", "'%s' is not an appsink", name);
-  }
+  if (!GST_IS_APP_SINK(el)) NG_THROWF("NG_ERR_ARG", "'%s' is not an appsink", name);
   if (!ng_appsink_claim(el, "watchSink")) {
     const char *owner = g_object_get_data(G_OBJECT(el), "encoderd-owner");
-    gboolean again = !strcmp(owner, "watchSink");
-    gst_object_unref(el);
-    if (again) return NULL;
+    if (!strcmp(owner, "watchSink")) return NULL;
     NG_THROWF("NG_ERR_ARG", "appsink '%s' is already used by %s", name, owner);
   }
   GstAppSinkCallbacks cb = { .new_sample = ng_pipeline_on_sample };
   gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, ng_pipeline_ref(p), ng_pipeline_unref);
-  gst_object_unref(el);
   return NULL;
 }
 
@@ -430,10 +398,8 @@ static napi_value ng_pipeline_force_key_unit(napi_env env, napi_callback_info in
   GstEvent *ev = gst_video_event_new_upstream_force_key_unit(GST_CLOCK_TIME_NONE, TRUE, 0);
   /* Into the element's src pad, so an encoder acts on it itself and anything else passes it upstream; a sink
    * has no src pad and sends it upstream out of its sink pad. */
-  GstPad *src = el->numsrcpads ? gst_element_get_static_pad(el, "src") : NULL;
+  g_autoptr(GstPad) src = el->numsrcpads ? gst_element_get_static_pad(el, "src") : NULL;
   gboolean sent = src ? gst_pad_send_event(src, ev) : gst_element_send_event(el, ev);
-  if (src) gst_object_unref(src);
-  gst_object_unref(el);
   (void) sent;  /* FALSE only means nobody upstream encodes: not an error worth throwing */
   return NULL;
 }

@@ -70,7 +70,7 @@ static GstClockTime shifted(GstClockTime t, GstClockTimeDiff offset) {
 static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
   sink_ctx *c = data;
   ng_feed *f = c->feed;
-  GstSample *sample = gst_app_sink_pull_sample(sink);
+  g_autoptr(GstSample) sample = gst_app_sink_pull_sample(sink);
   if (!sample) return GST_FLOW_OK;
   GstBuffer *in = gst_sample_get_buffer(sample);
   const GstSegment *seg = gst_sample_get_segment(sample);
@@ -108,42 +108,45 @@ static GstFlowReturn on_sample(GstAppSink *sink, gpointer data) {
     gst_app_src_push_buffer(GST_APP_SRC(src), out);
     gst_object_unref(src);
   }
-  gst_sample_unref(sample);
   return GST_FLOW_OK;
 }
 
 ng_feed *ng_feed_new(GstElement *producer, char **names, guint n, char **error) {
-  GstElement **sinks = g_new0(GstElement *, n);
+  /* Holds the refs until the feed takes them: an error return drops every one. */
+  g_autoptr(GPtrArray) sinks = g_ptr_array_new_full(n, gst_object_unref);
   for (guint i = 0; i < n; i++) {
-    sinks[i] = gst_bin_get_by_name(GST_BIN(producer), names[i]);
-    const char *owner = sinks[i] ? g_object_get_data(G_OBJECT(sinks[i]), "encoderd-owner") : NULL;
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(producer), names[i]);
+    if (!sink) {
+      *error = g_strdup_printf("no element named '%s' in the producer", names[i]);
+      return NULL;
+    }
+    g_ptr_array_add(sinks, sink);
+    const char *owner = g_object_get_data(G_OBJECT(sink), "encoderd-owner");
     gboolean twice = FALSE;
-    for (guint j = 0; j < i; j++) twice |= sinks[j] == sinks[i];
-    if (!sinks[i] || !GST_IS_APP_SINK(sinks[i]) || owner || twice) {
-      *error = !sinks[i] ? g_strdup_printf("no element named '%s' in the producer", names[i])
-             : !GST_IS_APP_SINK(sinks[i]) ? g_strdup_printf("'%s' is not an appsink", names[i])
+    for (guint j = 0; j < i; j++) twice |= g_ptr_array_index(sinks, j) == sink;
+    if (!GST_IS_APP_SINK(sink) || owner || twice) {
+      *error = !GST_IS_APP_SINK(sink) ? g_strdup_printf("'%s' is not an appsink", names[i])
              : g_strdup_printf("appsink '%s' is already used by %s", names[i], owner ? owner : "this feed");
-      for (guint j = 0; j <= i; j++) g_clear_object(&sinks[j]);
-      g_free(sinks);
       return NULL;
     }
   }
   ng_feed *f = g_new0(ng_feed, 1);
   f->refs = 1;
   f->n = n;
-  f->sinks = sinks;
+  g_ptr_array_set_free_func(sinks, NULL);
+  f->sinks = (GstElement **) g_ptr_array_free(g_steal_pointer(&sinks), FALSE);
   f->offsets = g_new0(GstClockTimeDiff, n);
   f->have_offset = g_new0(gboolean, n);
   g_mutex_init(&f->lock);
   for (guint i = 0; i < n; i++) {
-    ng_appsink_claim(sinks[i], "an RTSP feed");
+    ng_appsink_claim(f->sinks[i], "an RTSP feed");
     /* A feed must never hold the producer back: keep only the newest samples, and do not wait on the clock. */
-    g_object_set(sinks[i], "max-buffers", 2, "drop", TRUE, "sync", FALSE, "emit-signals", FALSE, NULL);
+    g_object_set(f->sinks[i], "max-buffers", 2, "drop", TRUE, "sync", FALSE, "emit-signals", FALSE, NULL);
     sink_ctx *c = g_new(sink_ctx, 1);
     c->feed = ng_feed_ref(f);
     c->index = i;
     GstAppSinkCallbacks cb = { .new_sample = on_sample };
-    gst_app_sink_set_callbacks(GST_APP_SINK(sinks[i]), &cb, c, sink_ctx_free);
+    gst_app_sink_set_callbacks(GST_APP_SINK(f->sinks[i]), &cb, c, sink_ctx_free);
   }
   return f;
 }

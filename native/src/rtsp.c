@@ -243,23 +243,17 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   if (!ng_main_context()) NG_THROW("NG_ERR_INIT", "call init() first");
   if (port < 0 || port > 65535) NG_THROW("NG_ERR_ARG", "port must be 0..65535");
 
-  GstRTSPServer *server = gst_rtsp_server_new();
+  g_autoptr(GstRTSPServer) server = gst_rtsp_server_new();
   char service[16];
   g_snprintf(service, sizeof service, "%d", (int) port);
   g_object_set(server, "address", host, "service", service, NULL);
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   GSource *source = gst_rtsp_server_create_source(server, NULL, &err);
-  if (!source) {
-    char msg[1024];
-    g_snprintf(msg, sizeof msg, "cannot bind %s:%d: %s", host, (int) port, err ? err->message : "unknown error");
-    g_clear_error(&err);
-    g_object_unref(server);
-    NG_THROW("NG_ERR_RTSP", msg);
-  }
+  if (!source) NG_THROWF("NG_ERR_RTSP", "cannot bind %s:%d: %s", host, (int) port, err ? err->message : "unknown error");
 
   ng_rtsp *r = g_new0(ng_rtsp, 1);
   r->refs = 1;
-  r->server = server;
+  r->server = g_steal_pointer(&server);
   r->source = source;
   r->mounts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, feed_unref0);
   g_mutex_init(&r->lock);
@@ -272,8 +266,8 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   if (s == napi_ok) s = napi_type_tag_object(env, self, &rtsp_tag);
   if (s == napi_ok) s = napi_wrap(env, self, r, rtsp_finalize, NULL, NULL);
 
-  CONNECT_REF(server, "client-connected", on_client_connected, r);
-  GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(server);
+  CONNECT_REF(r->server, "client-connected", on_client_connected, r);
+  GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(r->server);
   r->cleanup = g_timeout_source_new_seconds(NG_SESSION_CLEANUP_SECONDS);
   g_source_set_callback(r->cleanup, on_cleanup, pool, g_object_unref);
   g_source_attach(r->source, ng_main_context());
@@ -315,14 +309,9 @@ static napi_value ng_rtsp_mount_launch(napi_env env, napi_callback_info info) {
   NG_STRING_AUTO(launch, argv[1]);
   if (g_hash_table_contains(r->mounts, path)) NG_THROWF("NG_ERR_RTSP", "'%s' is already mounted", path);
   /* Parse it now so a typo fails here, not silently at the first client. */
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   GstElement *probe = gst_parse_launch_full(launch, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
-  if (!probe) {
-    char msg[1024];
-    g_snprintf(msg, sizeof msg, "%s", err ? err->message : "could not parse the launch line");
-    g_clear_error(&err);
-    NG_THROW("NG_ERR_PARSE", msg);
-  }
+  if (!probe) NG_THROWF("NG_ERR_PARSE", "%s", err ? err->message : "could not parse the launch line");
   gst_object_unref(gst_object_ref_sink(probe));
   GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
   gst_rtsp_media_factory_set_launch(factory, launch);
@@ -350,28 +339,22 @@ static napi_value ng_rtsp_mount_feed(napi_env env, napi_callback_info info) {
     NG_CALL(napi_get_element(env, argv[2], i, &item));
     NG_TYPE_ASSERT(item, napi_object, "each feed must be an object { appsink, launch }");
     NG_CALL(napi_get_named_property(env, item, "appsink", &v));
-    NG_STRING(sink, v);
-    sinks[i] = sink;
+    NG_STRING_AUTO(sink, v);
+    sinks[i] = g_steal_pointer(&sink);
     NG_CALL(napi_get_named_property(env, item, "launch", &v));
-    NG_STRING(launch, v);
-    launches[i] = launch;
+    NG_STRING_AUTO(launch, v);
+    launches[i] = g_steal_pointer(&launch);
   }
   g_autofree char *full = ng_feed_launch(launches, n);
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   GstElement *probe = gst_parse_launch_full(full, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
-  if (!probe) {
-    char msg[1024];
-    g_snprintf(msg, sizeof msg, "%s", err ? err->message : "could not parse the feed launch lines");
-    g_clear_error(&err);
-    NG_THROW("NG_ERR_PARSE", msg);
-  }
+  if (!probe) NG_THROWF("NG_ERR_PARSE", "%s", err ? err->message : "could not parse the feed launch lines");
   gst_object_unref(gst_object_ref_sink(probe));
 
-  GstElement *producer = ng_pipeline_unwrap(env, argv[1]);
+  g_autoptr(GstElement) producer = ng_pipeline_unwrap(env, argv[1]);
   if (!producer) return NULL;
   g_autofree char *why = NULL;
   ng_feed *feed = ng_feed_new(producer, sinks, n, &why);
-  gst_object_unref(producer);
   if (!feed) NG_THROWF("NG_ERR_ARG", "%s", why);
   GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
   gst_rtsp_media_factory_set_launch(factory, full);

@@ -36,34 +36,31 @@ static GstPad *pad_argument(napi_env env, napi_callback_info info) {
   if (!p) return NULL;
   NG_STRING_AUTO(element, argv[0]);
   NG_STRING_AUTO(pad_name, argv[1]);
-  GstElement *el = gst_bin_get_by_name(GST_BIN(p->bin), element);
+  g_autoptr(GstElement) el = gst_bin_get_by_name(GST_BIN(p->bin), element);
   if (!el) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", element);
-  GstPad *pad = gst_element_get_static_pad(el, pad_name);
-  gst_object_unref(el);
+  g_autoptr(GstPad) pad = gst_element_get_static_pad(el, pad_name);
   if (!pad) NG_THROWF("NG_ERR_ARG", "'%s' has no pad '%s'", element, pad_name);
-  return pad;
+  return g_steal_pointer(&pad);
 }
 
 static napi_value ng_pipeline_count_buffers(napi_env env, napi_callback_info info) {
-  GstPad *pad = pad_argument(env, info);
+  g_autoptr(GstPad) pad = pad_argument(env, info);
   if (!pad) return NULL;
   if (!g_object_get_data(G_OBJECT(pad), COUNT_KEY)) {
     ng_count *c = g_new0(ng_count, 1);
     g_object_set_data_full(G_OBJECT(pad), COUNT_KEY, c, g_free);
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST, count_buffers, c, NULL);
   }
-  gst_object_unref(pad);
   return NULL;
 }
 
 static napi_value ng_pipeline_counted(napi_env env, napi_callback_info info) {
-  GstPad *pad = pad_argument(env, info);
+  g_autoptr(GstPad) pad = pad_argument(env, info);
   if (!pad) return NULL;
   ng_count *c = g_object_get_data(G_OBJECT(pad), COUNT_KEY);
   guint64 buffers = c ? __atomic_load_n(&c->buffers, __ATOMIC_RELAXED) : 0;
   guint64 bytes = c ? __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) : 0;
   g_autofree char *name = gst_object_get_path_string(GST_OBJECT(pad));
-  gst_object_unref(pad);
   if (!c) NG_THROWF("NG_ERR_ARG", "%s is not counted: call countBuffers first", name);
   napi_value out;
   NG_CALL(napi_create_object(env, &out));
@@ -77,9 +74,9 @@ static napi_value ng_pipeline_sinks(napi_env env, napi_callback_info info) {
   NG_ARGV(0);
   ng_pipeline *p = ng_pipeline_self(env, self);
   if (!p) return NULL;
-  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-  GstIterator *it = gst_bin_iterate_recurse(GST_BIN(p->bin));
-  GValue item = G_VALUE_INIT;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GstIterator) it = gst_bin_iterate_recurse(GST_BIN(p->bin));
+  g_auto(GValue) item = G_VALUE_INIT;
   gboolean done = FALSE;
   while (!done) {
     switch (gst_iterator_next(it, &item)) {
@@ -97,14 +94,12 @@ static napi_value ng_pipeline_sinks(napi_env env, napi_callback_info info) {
         done = TRUE;
     }
   }
-  g_value_unset(&item);
-  gst_iterator_free(it);
-  napi_value arr = NULL, v;
-  gboolean ok = napi_create_array(env, &arr) == napi_ok;
-  for (guint i = 0; ok && i < names->len; i++)
-    ok = napi_create_string_utf8(env, names->pdata[i], NAPI_AUTO_LENGTH, &v) == napi_ok && napi_set_element(env, arr, i, v) == napi_ok;
-  g_ptr_array_unref(names);
-  if (!ok) NG_THROW("NG_ERR_ARG", "could not build the list of sinks");
+  napi_value arr, v;
+  NG_CALL(napi_create_array(env, &arr));
+  for (guint i = 0; i < names->len; i++) {
+    NG_CALL(napi_create_string_utf8(env, names->pdata[i], NAPI_AUTO_LENGTH, &v));
+    NG_CALL(napi_set_element(env, arr, i, v));
+  }
   return arr;
 }
 
@@ -149,17 +144,14 @@ static napi_value ng_pipeline_latency(napi_env env, napi_callback_info info) {
   ng_pipeline *p = ng_pipeline_self(env, self);
   if (!p) return NULL;
   NG_STRING_AUTO(sink, argv[0]);
-  GstElement *el = gst_bin_get_by_name(GST_BIN(p->bin), sink);
+  g_autoptr(GstElement) el = gst_bin_get_by_name(GST_BIN(p->bin), sink);
   if (!el) NG_THROWF("NG_ERR_NO_ELEMENT", "no element named '%s' in the pipeline", sink);
-  GstPad *pad = gst_element_get_static_pad(el, "sink");
-  gst_object_unref(el);
-  GstQuery *q = gst_query_new_latency();
+  g_autoptr(GstPad) pad = gst_element_get_static_pad(el, "sink");
+  g_autoptr(GstQuery) q = gst_query_new_latency();
   gboolean answered = pad && gst_pad_peer_query(pad, q);
-  if (pad) gst_object_unref(pad);
   gboolean live = FALSE;
   GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
   if (answered) gst_query_parse_latency(q, &live, &min, &max);
-  gst_query_unref(q);
   napi_value out;
   if (!answered) {
     NG_CALL(napi_get_null(env, &out));

@@ -135,24 +135,19 @@ gboolean encoderd_fake_camera_register(void) {
 }
 
 gboolean encoderd_fake_camera_add(const char *path, const char *name, const char *caps_string, GError **error) {
-  GstCaps *caps = gst_caps_from_string(caps_string);
+  g_autoptr(GstCaps) caps = gst_caps_from_string(caps_string);
   if (!caps || gst_caps_is_empty(caps)) {
-    if (caps) gst_caps_unref(caps);
     g_set_error(error, encoderd_fake_camera_error_quark(), ENCODERD_FAKE_CAMERA_ERROR_ARG,
                 "bad caps string: %s", caps_string);
     return FALSE;
   }
-  g_mutex_lock(&fake_lock);
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&fake_lock);
   if (!registered) {
-    g_mutex_unlock(&fake_lock);
-    gst_caps_unref(caps);
     g_set_error(error, encoderd_fake_camera_error_quark(), ENCODERD_FAKE_CAMERA_ERROR_STATE,
                 "registerFakeCameraProvider() has not been called");
     return FALSE;
   }
   if (find_camera(path)) {
-    g_mutex_unlock(&fake_lock);
-    gst_caps_unref(caps);
     g_set_error(error, encoderd_fake_camera_error_quark(), ENCODERD_FAKE_CAMERA_ERROR_ARG,
                 "a fake camera at %s exists already", path);
     return FALSE;
@@ -160,19 +155,17 @@ gboolean encoderd_fake_camera_add(const char *path, const char *name, const char
   FakeCamera *cam = g_new0(FakeCamera, 1);
   cam->path = g_strdup(path);
   cam->name = g_strdup(name);
-  cam->caps = caps;
+  cam->caps = g_steal_pointer(&caps);
   cameras = g_list_append(cameras, cam);
   /* A stopped provider only records it: start() and probe() pick it up from the list. */
   if (started_provider) gst_device_provider_device_add(started_provider, fake_device_new(cam));
-  g_mutex_unlock(&fake_lock);
   return TRUE;
 }
 
 gboolean encoderd_fake_camera_remove(const char *path, GError **error) {
-  g_mutex_lock(&fake_lock);
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&fake_lock);
   FakeCamera *cam = find_camera(path);
   if (!cam) {
-    g_mutex_unlock(&fake_lock);
     g_set_error(error, encoderd_fake_camera_error_quark(), ENCODERD_FAKE_CAMERA_ERROR_ARG,
                 "no fake camera at %s", path);
     return FALSE;
@@ -193,6 +186,5 @@ gboolean encoderd_fake_camera_remove(const char *path, GError **error) {
       gst_object_unref(found);
     }
   }
-  g_mutex_unlock(&fake_lock);
   return TRUE;
 }
