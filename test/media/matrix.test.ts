@@ -24,6 +24,8 @@ const LIVE_FRAMES = GOP + 5;
 /** Recordings are stopped after this many frames (two GOPs and a bit), and must decode whole. */
 const RECORD_FRAMES = GOP * 2 + 5;
 const RECEIVER_TIMEOUT_MS = 20000;
+/** The AV1 bundle front end stamps by RTP time: a larger step between decoded frames is frames missing. */
+const FRAME_MS = 1000 / FRAME.fps;
 
 let svc: RunningService;
 let dir: string;
@@ -189,17 +191,17 @@ async function runCase(c: Case, n: number): Promise<Outcome> {
       verdicts.push(...both);
     } else if (c.output === 'tcp-connect') {
       verdicts.push(['tcp-connect', rtp
-        ? await pipedJudge(av1FrontEnd('bundle', (k) => `fdsrc fd=0 ! ${streamCaps(k)} ! rtpstreamdepay`, stem, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, stem, catcher!.stream)
+        ? await pipedJudge(av1FrontEnd('bundle', (k) => `fdsrc fd=0 ! ${streamCaps(k)} ! rtpstreamdepay`, stem, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, stem, catcher!.stream, 2400, FRAME_MS)
         : await listener!.done]);
     } else if (c.output === 'tcp-listen') {
       verdicts.push(['tcp-listen', rtp
-        ? await pipedJudge(av1FrontEnd('bundle', (k) => `tcpclientsrc host=127.0.0.1 port=${port} ! ${streamCaps(k)} ! rtpstreamdepay`, stem, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, stem)
+        ? await pipedJudge(av1FrontEnd('bundle', (k) => `tcpclientsrc host=127.0.0.1 port=${port} ! ${streamCaps(k)} ! rtpstreamdepay`, stem, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, stem, undefined, 2400, FRAME_MS)
         : await ffmpegJudge(['-i', `tcp://127.0.0.1:${port}`], LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, LIVE_FRAMES)]);
     } else {
       const mc = c.output === 'mcast';
       const host = mc ? group(n) : '127.0.0.1';
       verdicts.push([c.output, rtp
-        ? await pipedJudge(av1FrontEnd('bundle', (k) => `udpsrc address=${host} port=${port}${mc ? ' multicast-iface=lo auto-multicast=true' : ''} caps=${k}`, stem, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, stem)
+        ? await pipedJudge(av1FrontEnd('bundle', (k) => `udpsrc address=${host} port=${port}${mc ? ' multicast-iface=lo auto-multicast=true' : ''} caps=${k}`, stem, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, stem, undefined, 2400, FRAME_MS)
         : await ffmpegJudge(['-i', `udp://${host}:${port}${mc ? '?localaddr=127.0.0.1' : ''}`], LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, LIVE_FRAMES)]);
     }
     outcome.receivers = verdicts.map(([name, v]) => receiverOf(name, v));

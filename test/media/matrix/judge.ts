@@ -55,8 +55,13 @@ function framesFromFirstKey(stderr: string): number {
   return Math.max(n, 0);
 }
 
-/** Reads ffmpeg's stderr into a verdict: frames, keyframes and error lines counted from the first keyframe. */
-export function verdictOf(stderr: string, frames: number, minKeyframes: number): Verdict {
+/**
+ * Reads ffmpeg's stderr into a verdict: frames, keyframes and error lines counted from the first keyframe. With
+ * frameMs (a receiver whose timestamps are the sender's RTP times: the bundle front end), a step of more than one and
+ * a half frame periods between decoded frames is frames missing, which fails too: a frame the front end drops (av1parse
+ * drops a temporal unit it cannot parse, matroskamux one without a timestamp) never reaches ffmpeg to print an error.
+ */
+export function verdictOf(stderr: string, frames: number, minKeyframes: number, frameMs?: number): Verdict {
   const lines = stderr.split('\n');
   const firstKey = lines.findIndex((l) => SHOWN.test(l) && KEY.test(l));
   const after = firstKey < 0 ? [] : lines.slice(firstKey);
@@ -71,6 +76,11 @@ export function verdictOf(stderr: string, frames: number, minKeyframes: number):
   else if (shown.length < frames) reason = `decoded ${shown.length} of ${frames} frames from the first keyframe`;
   else if (keyframes < minKeyframes) reason = `${keyframes} keyframes in ${shown.length} frames (expected ${minKeyframes})`;
   else if (errors.length) reason = `${errors.length} error lines after the first keyframe`;
+  if (!reason && frameMs) {
+    const pts = shown.map((l) => Number(/pts_time:\s*(-?[\d.]+)/.exec(l)?.[1] ?? NaN) * 1000);
+    const gap = pts.findIndex((t, i) => i > 0 && t - pts[i - 1] > 1.5 * frameMs);
+    if (gap > 0) reason = `frames missing: ${Math.round(pts[gap] - pts[gap - 1])} ms between decoded frames ${gap - 1} and ${gap} (one frame is ${Math.round(frameMs)} ms)`;
+  }
   return { ok: !reason, decoded: shown.length, keyframes, errors, streams, reason, log: stderr };
 }
 
@@ -154,6 +164,17 @@ export function sdpStreams(sdp: string): Array<{ pt: number; media: string; enco
 }
 
 /**
+ * The bundle front end's jitter buffer: timestamps from RTP time alone (`mode=none`), not from arrival times.
+ * In its default mode (slave) rtpjitterbuffer derives each packet's time from when it arrived, smoothed by a skew
+ * estimate and never going backwards; packets that arrive in a burst (a sender or receiver that did not get the CPU
+ * for a moment, bytes read from TCP in one go) got shrinking and then *equal* times. av1parse strips a repeated
+ * timestamp, matroskamux drops a temporal unit without one ("Invalid buffer timestamp; dropping buffer"), and ffmpeg
+ * then decoded a stream with frames missing: "Error parsing frame header" (issue 14, docs/dataplane.md). With RTP
+ * time two frames share a timestamp only when the sender gave them one, and that still fails the case.
+ */
+export const BUNDLE_JITTER = 'rtpjitterbuffer latency=500 mode=none';
+
+/**
  * The gst-launch front end for AV1 over RTP. A bundle (UDP, multicast, TCP): `src` ends in the RTP packets of every
  * stream of the SDP, split by payload type. RTSP: `src` is an rtspsrc, whose pads link by caps. AV1 goes out on
  * stdout in Matroska, Codec2 into `<stem>.c2` (raw frames), KLV into `<stem>.klv`; anything else is dropped.
@@ -169,10 +190,10 @@ export function av1FrontEnd(kind: 'bundle' | 'rtsp', src: (videoCaps: string) =>
   }
   const video = streams.find((s) => s.encoding === 'AV1');
   if (!video) throw new Error(`no AV1 stream in the SDP:\n${sdp}`);
-  // Split by payload type; a jitter buffer per stream stamps by RTP time, as any RTP receiver does.
+  // Split by payload type; a jitter buffer per stream stamps by RTP time alone (BUNDLE_JITTER).
   const branches = streams.map((s) => {
-    const set = `queue ! capssetter join=false replace=true caps=${s.caps} ! rtpjitterbuffer latency=500`;
-    if (s === video) return `d.src_${s.pt} ! queue ! rtpjitterbuffer latency=500 ! ${tail}`;
+    const set = `queue ! capssetter join=false replace=true caps=${s.caps} ! ${BUNDLE_JITTER}`;
+    if (s === video) return `d.src_${s.pt} ! queue ! ${BUNDLE_JITTER} ! ${tail}`;
     if (s.encoding === 'CODEC2') return `d.src_${s.pt} ! ${set} ! rtpcodec2depay ! filesink location=${stem}.c2`;
     if (s.encoding === 'SMPTE336M') return `d.src_${s.pt} ! ${set} ! rtpklvdepay ! filesink location=${stem}.klv`;
     return `d.src_${s.pt} ! queue ! fakesink`;
@@ -181,7 +202,7 @@ export function av1FrontEnd(kind: 'bundle' | 'rtsp', src: (videoCaps: string) =>
 }
 
 /** Runs a gst-launch front end whose stdout (Matroska) ffmpeg decodes; the front end is stopped when ffmpeg is done. */
-export async function pipedJudge(gstDescription: string, frames: number, minKeyframes: number, timeoutMs: number, stem?: string, input?: Readable, codec2Mode = 2400): Promise<Verdict> {
+export async function pipedJudge(gstDescription: string, frames: number, minKeyframes: number, timeoutMs: number, stem?: string, input?: Readable, codec2Mode = 2400, frameMs?: number): Promise<Verdict> {
   const gst = spawn('gst-launch-1.0', ['-q', '-e', ...splitDescription(gstDescription)], { env: { ...process.env, ...GST_ENV } });
   if (input) {
     gst.stdin.on('error', () => undefined);
@@ -200,7 +221,7 @@ export async function pipedJudge(gstDescription: string, frames: number, minKeyf
   const killer = setTimeout(() => gst.kill('SIGKILL'), 3000);
   await gstExit;
   clearTimeout(killer);
-  const v = verdictOf(stderr, frames, minKeyframes);
+  const v = verdictOf(stderr, frames, minKeyframes, frameMs);
   v.log = `gst-launch-1.0 ${gstDescription}\n${gstErr}\n${stderr}`;
   if (stem) {
     v.klvBytes = existsSync(`${stem}.klv`) ? statSync(`${stem}.klv`).size : 0;
