@@ -70,9 +70,14 @@ describe('a UDP MPEG-TS source passed through into a recording', () => {
   }
 });
 
-/** Every step one frame period, within Matroska's 1 ms resolution (docs/dataplane.md, passthrough, "Timing"). */
+/**
+ * Every step one frame period within 4 ms: on an idle machine steps are within Matroska's 1 ms resolution, but a
+ * UDP MPEG-TS source goes through tsdemux's clock recovery (PCR against arrival), which on a loaded machine moved the
+ * first steps by up to 2.7 ms (5760–6030 ticks for 6000) while it converges; docs/dataplane.md, passthrough, "Timing",
+ * says why it is kept. A restamp by arrival, as the RTSP relay had, moves steps by tens of ms.
+ */
 function expectCadence(pkts: Array<{ pts: number }>): void {
   const period = 1 / FRAME.fps;
   const steps = pkts.slice(1).map((p, i) => p.pts - pkts[i].pts);
-  expect(steps.every((d) => Math.abs(d - period) <= 0.0015), JSON.stringify(steps.map((d) => Math.round(d * 90000)))).toBe(true);
+  expect(steps.every((d) => Math.abs(d - period) <= 0.004), JSON.stringify(steps.map((d) => Math.round(d * 90000)))).toBe(true);
 }

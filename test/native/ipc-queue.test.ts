@@ -64,8 +64,7 @@ describe('the queue to the JS thread', () => {
     const d = p.ipcDropped();
     expect(d.queued).toBeLessThanOrEqual(32);
     expect(d.samples).toBeGreaterThan(50);
-    await sleep(0);
-    expect(samples - before).toBeLessThanOrEqual(32);
+    // What waited is what `queued` said (more may arrive while the queue drains, so the delivered count is no bound).
     await sleep(300);
     expect(samples - before).toBeGreaterThan(32); // delivery goes on after the stall
   });
