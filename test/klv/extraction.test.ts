@@ -58,11 +58,13 @@ async function relayed(id: string, source: string, encode: boolean, want: Positi
     const from = rx.packets.length;
     await waitFor(() => rx.packets.length - from > 0 && rx.packets.at(-1)!.at - rx.packets[from].at >= 2000, 15000);
     const tail = rx.packets.slice(from);
-    // The muxer is never held waiting for the relayed KLV: datagrams flow as without it (e2e.test.ts: under 250 ms
-    // at 15 fps; a muxer waiting on a 10 Hz KLV input shows 100 ms to 1 s bursts).
-    let gap = 0;
-    for (let i = 1; i < tail.length; i++) gap = Math.max(gap, tail[i].at - tail[i - 1].at);
-    expect(gap).toBeLessThan(250);
+    // The muxer is never held waiting for the relayed KLV: datagrams flow as without it (gaps of 133–209 ms measured
+    // at 15 fps; a muxer waiting on a 10 Hz KLV input holds the video in bursts of up to 1 s, again and again). One
+    // late datagram is the machine's scheduling (273 ms was seen with the whole suite beside it), so the largest gap
+    // may reach 400 ms, and nine in ten stay at the measured figures.
+    const gaps = tail.slice(1).map((p, i) => p.at - tail[i].at).sort((a, b) => a - b);
+    expect(gaps[Math.floor(gaps.length * 0.9)]).toBeLessThan(220);
+    expect(gaps.at(-1)).toBeLessThan(400);
     const ts = join(dir, `${id}.ts`);
     writeFileSync(ts, Buffer.concat(tail.map((p) => p.data)));
     const k = await tsKlv(ts, dir);
