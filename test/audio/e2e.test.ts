@@ -133,7 +133,7 @@ describe('speech end to end', () => {
     const a = join(dir, 'rtsp.s16');
     const out = await receiveFor(
       `rtspsrc location=rtsp://127.0.0.1:${port}/live protocols=tcp latency=100 name=s `
-      + `s. ! application/x-rtp,media=video ! queue ! rtph264depay ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=I420 ! filesink location=${v} `
+      + `s. ! application/x-rtp,media=video ! queue ! rtph264depay ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=I420 ! filesink async=false location=${v} `
       + `s. ! application/x-rtp,media=audio,encoding-name=CODEC2 ! queue ! rtpcodec2depay ! codec2dec ! filesink location=${a}`, 9000);
     expect(existsSync(v) && existsSync(a), out).toBe(true);
     expect(statSync(v).size / FRAME_BYTES, out).toBeGreaterThan(30);
@@ -157,7 +157,8 @@ describe('speech end to end', () => {
     expect(sdp).toContain(`m=video ${port} RTP/AVP 96\r\na=rtpmap:96 AV1/90000\r\n`);
     expect(sdp).toContain(`m=audio ${port} RTP/AVP 97\r\na=rtpmap:97 CODEC2/8000\r\na=fmtp:97 mode=1300\r\n`);
     // Both streams share one port, which sdpdemux cannot read (one socket per m= line); a receiver takes every
-    // m= line's caps from the SDP and splits the port by payload type (docs/audio.md).
+    // m= line's caps from the SDP and splits the port by payload type, every sink async=false: a prerolling sink
+    // waits for the others, and the audio queue then blocks the one thread reading the socket (docs/audio.md).
     const capsOf = (media: string) => {
       const block = sdp.split('m=').find((b) => b.startsWith(media))!;
       const pt = /RTP\/AVP (\d+)/.exec(block)![1];
@@ -172,11 +173,11 @@ describe('speech end to end', () => {
     const a = join(dir, 'udp.s16');
     const out = await receiveFor(
       `udpsrc address=127.0.0.1 port=${port} caps=${video.caps} ! rtpptdemux name=d `
-      + `d.src_${video.pt} ! queue ! rtpjitterbuffer latency=200 ! rtpav1depay ! av1parse ! av1dec ! videoconvert ! video/x-raw,format=I420 ! filesink location=${v} `
-      + `d.src_${audio.pt} ! queue ! capssetter join=false replace=true caps=${audio.caps} ! rtpcodec2depay ! codec2dec ! filesink location=${a} `
+      + `d.src_${video.pt} ! queue ! rtpjitterbuffer latency=200 ! rtpav1depay ! av1parse ! av1dec ! videoconvert ! video/x-raw,format=I420 ! filesink async=false location=${v} `
+      + `d.src_${audio.pt} ! queue ! capssetter join=false replace=true caps=${audio.caps} ! rtpcodec2depay ! codec2dec ! filesink async=false location=${a} `
       // Any further stream of the bundle (KLV) is taken and dropped, so the demuxer never meets an unlinked pad.
       + [...sdp.matchAll(/^m=\S+ \d+ RTP\/AVP (\d+)/gm)].map((m) => m[1]).filter((pt) => pt !== video.pt && pt !== audio.pt)
-        .map((pt) => `d.src_${pt} ! queue ! fakesink`).join(' '), 9000);
+        .map((pt) => `d.src_${pt} ! queue ! fakesink async=false`).join(' '), 9000);
     await sleep(100);
     expect(existsSync(v) && existsSync(a), out).toBe(true);
     expect(statSync(v).size / FRAME_BYTES, out).toBeGreaterThan(20);
