@@ -1,19 +1,11 @@
 // The bounded queue from streaming threads to the JS thread (native/src/pipeline.h, NG_QUEUE_MAX): a JS thread that
 // stalls while a pipeline floods its bus costs a bounded number of queued messages, what did not fit is counted in
 // ipcDropped(), and the messages the core must see (state changes, EOS) still arrive.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type * as Native from '../../native';
+import { describe, expect, it } from 'vitest';
+import { livePipelines, native, sleep, type Native } from '../helpers/native';
 
-const native: typeof Native = createRequire(__filename)(join(__dirname, '../../native'));
-const live: Native.Pipeline[] = [];
-beforeAll(() => native.init());
-afterEach(() => {
-  for (const p of live.splice(0)) p.destroy();
-});
+const live = livePipelines();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function busy(ms: number): void {
   const end = Date.now() + ms;
   while (Date.now() < end) { /* the JS thread stalls: nothing drains the queue */ }

@@ -1,17 +1,9 @@
 // Pipeline.runningTime() (native/src/pipeline.c) against real GStreamer: -1 before PLAYING, then the clock's running
 // time, which a buffer pushed with that PTS carries through to an appsink.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type * as Native from '../../native';
+import { describe, expect, it } from 'vitest';
+import { livePipelines, native, sleep } from '../helpers/native';
 
-const native: typeof Native = createRequire(__filename)(join(__dirname, '../../native'));
-const live: Native.Pipeline[] = [];
-beforeAll(() => native.init());
-afterEach(() => {
-  for (const p of live.splice(0)) p.destroy();
-});
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const live = livePipelines();
 
 describe('runningTime', () => {
   it('is -1 until the pipeline goes to PLAYING, then follows the clock', async () => {
