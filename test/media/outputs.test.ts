@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, sleep, startService, waitFor, type RunningService } from '../helpers/service';
+import { freePort, sleep, startService, type RunningService } from '../helpers/service';
 import { body, CODECS, expectReceived, probe, receive, rtpTail, tsTail, type Codec } from './receivers';
 
 const ALL: Codec[] = ['h264', 'h265', 'av1'];
@@ -173,21 +173,15 @@ describe('file', () => {
 });
 
 describe('live bitrate', () => {
-  it('PATCH bitrate on H.265 (a restart) and AV1 (a live parameter) answers 200 playing, and the stream still decodes after it', async () => {
+  it('PATCH bitrate on H.265 and AV1 (live parameters) answers 200 playing, and the stream still decodes after it', async () => {
     await Promise.all((['h265', 'av1'] as Codec[]).map(async (codec) => {
       const port = await freePort();
       const id = `live-${codec}`;
       await create(body(id, codec, `tcp://0.0.0.0:${port}`));
-      const since = async (): Promise<string | undefined> => (await svc.api('GET', `/svc/pipeline/${id}/stats`)).body?.stats?.playing_since;
-      const before = await waitFor(since, 10000);
       const p = await svc.api('PATCH', `/svc/pipeline/${id}`, { encoding: { bitrate: 800 } });
       expect(p.status, p.text).toBe(200);
       expect(p.body.state).toBe('playing');
       expect(p.body.encoding.bitrate).toBe(800);
-      // AV1 changes its encoder's bitrate in place; H.265 restarts (x265enc would re-open x265 mid-stream and leak the
-      // frames it held: plugins/codecs/h265/index.ts), so it plays from a new start.
-      if (codec === 'h265') await waitFor(async () => { const now = await since(); return now !== undefined && now !== before; }, 10000);
-      else expect(await waitFor(since, 10000)).toBe(before);
       const src = `tcpclientsrc host=127.0.0.1 port=${port}`;
       await expectReceived(codec === 'av1'
         ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! rtpptdemux ignored-payload-types=<97> ! ${rtpTail(codec)}`)

@@ -4,7 +4,7 @@
  * so a live bitrate change costs a keyframe and a short burst (dataplane-findings §7.2). That is still better
  * than a pipeline rebuild, which interrupts every receiver.
  */
-import { caps, definePlugin, element, type CodecPlugin } from '../../../core/sdk';
+import { caps, definePlugin, element, gstInt, type CodecPlugin } from '../../../core/sdk';
 
 // quality 1 (fastest) … 10 (best) onto x265's presets; x265 is about 3× x264's cost, so the top stays at "fast".
 const PRESETS = ['ultrafast', 'ultrafast', 'ultrafast', 'superfast', 'superfast', 'veryfast', 'veryfast', 'faster', 'fast', 'fast'];
@@ -36,11 +36,7 @@ export default definePlugin<CodecPlugin>({
   // sqrt(8 × MaxLumaPs) = 8444). x265enc takes 16×16 at least (its caps) and refuses an odd size in 4:2:0;
   // 16384×16384 opens, at 6.5 GB RSS (docs/dataplane.md, "Codec limits").
   limits: { minWidth: 16, minHeight: 16, maxWidth: 8192, maxHeight: 8192, maxFramePixels: 8_912_896, maxFps: 120, maxPixelRate: 1_069_547_520, evenDimensions: true },
-  // No live parameter: x265enc 1.22 cannot reconfigure a running encoder. Setting its bitrate while playing closes
-  // and re-opens x265 mid-stream at the next frame, and the frames x265 held are neither sent nor freed (about
-  // 20 kB a change: 14 MB an hour in the soak's churn, docs/operations.md). A bitrate PATCH restarts the pipeline
-  // instead, as the spec's PATCH rule describes (a brief interruption), which frees everything.
-  liveParams: [],
+  liveParams: ['bitrate'],
   rtp: {
     encodingName: 'H265',
     clockRate: 90000,
@@ -53,7 +49,8 @@ export default definePlugin<CodecPlugin>({
     const description = x265(name, encoding.bitrate, PRESETS[encoding.quality - 1] ?? 'veryfast', Math.max(1, encoding.fps * 2));
     return { description, element: name };
   },
-  liveChange: () => [],
+  liveChange: (param, value, elementName) =>
+    param === 'bitrate' ? [{ element: elementName, property: 'bitrate', value: Number(gstInt(value)) }] : [],
   macro: {
     tag: 'h265',
     attributes: { bitrate: { min: 5, max: 5000, default: 500 } },
