@@ -85,7 +85,7 @@ export function statsOf(e: Entry, now = Date.now()): PipelineStats | null {
  * slower here; see docs/benchmarks.md). A new definition field must be added here too. Secrets in URIs show as ***
  * (core/secrets/uri-secrets.ts): only a URI object that has some is copied, once per object.
  */
-export function viewOf(e: Entry, secrets?: UriSecrets): PipelineView {
+export function viewOf(e: Entry, secrets?: UriSecrets, now = Date.now()): PipelineView {
   const d = e.def;
   const view: PipelineView = {
     id: d.id, mode: d.mode, on_demand: d.on_demand,
@@ -103,7 +103,7 @@ export function viewOf(e: Entry, secrets?: UriSecrets): PipelineView {
     last_error: e.lastError,
     health: e.health.health,
     health_reason: e.health.reason,
-    stats: statsOf(e),
+    stats: statsOf(e, now),
   };
   if (e.store) {
     view.auto_start = e.store.auto_start;

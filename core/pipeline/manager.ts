@@ -33,6 +33,14 @@ import { notFound, PipelineValidator } from './validate';
 import type { PipelineMetricsRow, PipelineStats } from './stats-model';
 import { FAILURE_WINDOW_MS, isFlowConsequence, judgeHealth, StatsWindow } from './stats';
 import { statsOf } from './entry';
+import { ViewJson } from './view-json';
+
+/** The filters of GET /svc/pipeline. */
+export interface PipelineFilter {
+  mode?: string;
+  on_demand?: boolean;
+  state?: string;
+}
 
 export interface ManagerOptions {
   startTimeoutMs: number;
@@ -60,6 +68,7 @@ export class PipelineManager {
   readonly validator: PipelineValidator;
   /** Secrets in URIs: *** in views, kept when sent back masked, known to the logs while a pipeline holds them. */
   private readonly secrets: UriSecrets;
+  private readonly viewJson: ViewJson;
   private shuttingDown = false;
   /** Judges every pipeline's health once a second: a stall shows even when no sample arrives (docs/api.md). */
   private readonly healthTimer: NodeJS.Timeout;
@@ -76,6 +85,7 @@ export class PipelineManager {
   ) {
     this.validator = new PipelineValidator(registry);
     this.secrets = new UriSecrets(registry);
+    this.viewJson = new ViewJson(this.secrets);
     this.healthTimer = setInterval(() => {
       for (const e of this.entries.values()) {
         this.checkOutput(e);
@@ -88,16 +98,28 @@ export class PipelineManager {
 
   // ---- queries -------------------------------------------------------------------------------------------
 
-  list(filter: { mode?: string; on_demand?: boolean; state?: string } = {}): PipelineView[] {
-    return [...this.entries.values()]
-      .filter((e) => (filter.mode === undefined || e.def.mode === filter.mode)
-        && (filter.on_demand === undefined || e.def.on_demand === filter.on_demand)
-        && (filter.state === undefined || e.state === filter.state))
-      .map((e) => this.view(e));
+  list(filter: PipelineFilter = {}): PipelineView[] {
+    return this.matching(filter).map((e) => this.view(e));
   }
 
   get(id: string): PipelineView {
     return this.view(this.entry(id));
+  }
+
+  /** list() as JSON text, kept per pipeline between changes (core/pipeline/view-json.ts): what GET answers. */
+  listJson(filter: PipelineFilter = {}): string {
+    return this.viewJson.list(this.matching(filter));
+  }
+
+  /** get() as JSON text. */
+  getJson(id: string): string {
+    return this.viewJson.of(this.entry(id));
+  }
+
+  private matching(filter: PipelineFilter): Entry[] {
+    return [...this.entries.values()].filter((e) => (filter.mode === undefined || e.def.mode === filter.mode)
+      && (filter.on_demand === undefined || e.def.on_demand === filter.on_demand)
+      && (filter.state === undefined || e.state === filter.state));
   }
 
   /**

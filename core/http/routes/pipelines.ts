@@ -1,8 +1,8 @@
 /** /svc/pipeline routes: thin translations between HTTP and the pipeline manager. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { validationError } from '../../errors/catalogue';
 import type { PipelineEvents } from '../../events/pipeline-events';
-import type { PipelineManager } from '../../pipeline/manager';
+import type { PipelineFilter, PipelineManager } from '../../pipeline/manager';
 import { openSse } from '../sse';
 
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
@@ -13,6 +13,11 @@ const pipelineObject = { type: 'object', additionalProperties: true };
  * VALIDATION_ERROR on patch); their schemas are declared on the routes for the OpenAPI document only.
  */
 const documentedOnly = { validatorCompiler: () => () => true };
+
+/** Sends JSON text the manager keeps between changes (core/pipeline/view-json.ts): Fastify sends a string as it is. */
+function json(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
+}
 
 export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, events: PipelineEvents, keepaliveMs?: number): void {
   const { body, patch } = manager.validator.schemas;
@@ -33,10 +38,10 @@ export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, e
         },
       },
     },
-  }, async (req) => manager.list(req.query as { mode?: string; on_demand?: boolean; state?: string }));
+  }, async (req, reply) => json(reply, manager.listJson(req.query as PipelineFilter)));
 
-  app.get('/svc/pipeline/:id', { schema: { params: idParams } }, async (req) => manager.get((req.params as { id: string }).id));
-  app.get('/svc/pipeline/:id/status', { schema: { params: idParams } }, async (req) => manager.get((req.params as { id: string }).id));
+  app.get('/svc/pipeline/:id', { schema: { params: idParams } }, async (req, reply) => json(reply, manager.getJson((req.params as { id: string }).id)));
+  app.get('/svc/pipeline/:id/status', { schema: { params: idParams } }, async (req, reply) => json(reply, manager.getJson((req.params as { id: string }).id)));
 
   app.put('/svc/pipeline/:id', { schema: { params: idParams, body }, ...documentedOnly }, async (req) => manager.update((req.params as { id: string }).id, req.body));
   app.patch('/svc/pipeline/:id', { schema: { params: idParams, body: patch }, ...documentedOnly }, async (req) => manager.patch((req.params as { id: string }).id, req.body));
