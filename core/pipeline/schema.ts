@@ -3,7 +3,7 @@
  * the design's defaults. The codec list comes from the plugin registry, so the core names no codec.
  */
 import { PLAIN_TEXT } from '../validation/validator';
-import { ALSA_DEVICE_PATTERN } from './audio';
+import { ALSA_DEVICE_PATTERN } from '../compose/audio';
 
 export const ID_PATTERN = '^[a-zA-Z0-9_-]+$';
 
@@ -137,7 +137,7 @@ export function pipelineSchema(codecs: string[]) {
       geolocation: geolocationSchema,
       ...Object.fromEntries(RESPONSE_ONLY.map((k) => [k, {}])),
     },
-    // Multiview's codec is fixed by the spec (AV1), so only there may encoding leave it out (core/pipeline/multiview.ts).
+    // Multiview's codec is fixed by the spec (AV1), so only there may encoding leave it out (core/compose/multiview.ts).
     if: { properties: { mode: { const: 'multiview' } }, required: ['mode'] },
     else: { properties: { encoding: { required: ['codec'] } } },
   };

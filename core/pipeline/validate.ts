@@ -6,12 +6,12 @@ import { ApiError, validationError } from '../errors/catalogue';
 import { mgrsValid } from '../klv/geolocation';
 import type { PluginRegistry } from '../plugins/registry';
 import type { Claim, CodecInfo, SourcePlugin } from '../sdk';
-import { AUDIO_CODEC } from './audio';
+import { AUDIO_CODEC } from '../compose/audio';
 import { SchemaValidator } from '../validation/validator';
-import { validateAdvanced } from './advanced';
+import { validateAdvanced } from '../compose/advanced';
 import type { PipelineDefinition } from './model';
 import { limitProblems } from './limits';
-import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from './multiview';
+import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from '../compose/multiview';
 import { pipelineDocSchema, patchDocSchema } from './doc-schema';
 import { ENCODING_DEFAULTS, patchSchema, pipelineSchema } from './schema';
 

@@ -8,7 +8,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Native } from '../../engine/native';
-import { composeContext } from '../../pipeline/compose';
+import { composeContext } from '../../compose';
 import { ENCODING_DEFAULTS } from '../../pipeline/schema';
 import type { PluginRegistry } from '../registry';
 import { definePlugin, type Claim, type CodecPlugin, type ComposeContext, type EncodingSpec, type OutputPlugin, type PipelineView, type Plugin, type SourcePlugin } from '../../sdk';

@@ -2,7 +2,7 @@
  * Codec2 speech (the addon's codec2enc, statically registered; also in native/build/gst-plugins for receivers).
  * Codec2 has no parser element and fits no standard container, so it travels over RTP only (CODEC2/8000, the
  * mode in `a=fmtp:<pt> mode=<bps>`). The simple-mode audio chain in front of it (volume, high-pass, webrtcdsp) is
- * the core's (core/pipeline/audio.ts); this plugin takes raw audio of any rate and layout from there.
+ * the core's (core/compose/audio.ts); this plugin takes raw audio of any rate and layout from there.
  *
  * Packets carry 80 ms of speech (4 frames at 3200/2400, 2 at the 40 ms modes): on a low-bitrate radio link the
  * 40 bytes of IP/UDP/RTP headers per packet cost more than the speech itself, and 80 ms more delay is little

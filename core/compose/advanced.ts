@@ -8,10 +8,10 @@ import { resolve as resolvePath } from 'node:path';
 import type { ElementInfo } from '../../native';
 import type { PluginRegistry } from '../plugins/registry';
 import { isMulticast, resolvedFilePath, type Claim, type CodecPlugin } from '../sdk';
-import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './compose';
+import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './context';
 import { expandMacros, resolveMacros, type ResolvedMacro } from './macros';
-import type { PipelineDefinition } from './model';
-import { ENCODING_DEFAULTS } from './schema';
+import type { PipelineDefinition } from '../pipeline/model';
+import { ENCODING_DEFAULTS } from '../pipeline/schema';
 
 function macroLookup(registry: PluginRegistry) {
   const tags = registry.codecs().flatMap((c) => (c.macro ? [c.macro.tag] : []));

@@ -4,13 +4,12 @@
  * test/multiview/compose.test.ts. Decisions (layout, letterboxing, the order of the per-input stages, how rotate and
  * mirror combine) are written down in docs/multiview.md.
  */
-import { caps, element, gstInt, type ComposeContext, type EncodingSpec, type OutputStream, type SourceFragment } from '../sdk';
+import { caps, element, gstInt, type ComposeContext, type EncodingSpec, type SourceFragment } from '../sdk';
 import type { PluginRegistry } from '../plugins/registry';
-import type { MultiviewInput, PipelineDefinition } from './model';
-// compose.ts dispatches here and this module uses its helpers; the cycle is safe because both sides call each other only at run time.
-import { composeContext, ComposeError, internalSinks, type ComposedPipeline, type ComposeSettings } from './compose';
+import type { MultiviewInput, PipelineDefinition } from '../pipeline/model';
+import { composeContext, ComposeError, internalSinks, type ComposedPipeline, type ComposeSettings } from './context';
 import { framegrabBranch } from '../framegrabs/branch';
-import { KLV_STREAM, klvInjector } from '../klv/fragments';
+import { outputTail } from './tail';
 
 /**
  * The spec fixes multiview's codec: "Multiview always encodes AV1 at quality 5". This is the one place where the
@@ -151,27 +150,18 @@ export function composeMultiview(def: PipelineDefinition, registry: PluginRegist
   if (framegrab) chain += ` ! ${framegrab.tee}`;
   chain += ` ! queue ! ${encoder.description}`;
 
-  const onDemand = def.on_demand;
-  const streams: OutputStream[] = [{ media: 'video', codec }];
-  const klvIn = !onDemand && output.carriesKlv?.(def.output, codec) ? klvInjector(ctx) : undefined;
-  if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
-  const of = output.fragment(def.output, streams, ctx, { onDemand });
-  const parts = [of.shared, `${chain} ! ${of.streams[0]}`, ...chains];
-  if (klvIn) parts.push(`${klvIn.description} ! ${of.streams[streams.length - 1]}`);
-  if (framegrab) parts.push(framegrab.branch);
-  const description = parts.filter(Boolean).join(' ');
-  let rtsp = of.rtsp;
-  if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
+  const { composed } = outputTail({
+    output, spec: def.output, ctx, onDemand: def.on_demand, video: { chain, codec }, feeds: chains, framegrab,
+  });
   const companions = fragments.flatMap((f) => (f.companion ? [f.companion] : []));
   const lossMessages = [...new Set(fragments.flatMap((f) => f.lossMessages ?? []))];
   return {
-    description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement: encoder.element, features: [codec.licenceFeature],
-    sdp: of.sdp,
+    ...composed, encoderElement: encoder.element, features: [codec.licenceFeature],
     ...(companions.length ? { companions } : {}),
     ...(lossMessages.length ? { lossMessages } : {}),
     // The compositor ends only when every input has ended.
     finite: fragments.every((f) => f.finite),
-    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, ...(klvIn ? { klvStamp: of.klvStamp ?? 'ahead' } : {}),
+    framegrab: framegrab?.elements,
     meters: {
       frames: { element: encoder.element, pad: 'src' },
       source: { element: mix, pad: 'src' },
