@@ -4,7 +4,8 @@
  * scheme or element of its own beyond the generic raw-video normalisers (videoconvert, videoscale, videorate).
  */
 import { caps, element, type ComposeContext, type OutputStream, type SourceFragment } from '../sdk';
-import { AUDIO_CODEC, audioChain, audioEncoding } from './audio';
+import { audioChain } from './audio';
+import { audioCodecOf, audioEncoding, pipelineView, videoEncoding } from './codecs';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from '../pipeline/model';
 import { framegrabBranch } from '../framegrabs/branch';
@@ -39,7 +40,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   if (enc) {
     const codec = registry.codec(enc.codec);
     if (!codec) throw new ComposeError(`no codec plugin provides ${enc.codec}`);
-    const encoder = codec.encoder(enc, ctx);
+    const encoder = codec.encoder(videoEncoding(enc, codec), ctx);
     rate = ctx.name('rate');
     chain += ` ! ${element('queue', { name: sourceMeter })} ! videoconvert ! videoscale ! ${element('videorate', { name: rate })} ! ${caps('video/x-raw', { width: enc.width, height: enc.height, framerate: `${enc.fps}/1` })}`;
     // Framegrabs take the scaled raw frames before the encoder; an on-demand pipeline runs inside the RTSP server, out of reach.
@@ -57,7 +58,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     if (!codec) {
       // Not known until the stream arrives: what runs first is the probe (docs/dataplane.md, passthrough).
       const sink = ctx.name('probe');
-      const audioFeature = def.audio ? registry.codec(AUDIO_CODEC)?.licenceFeature : undefined;
+      const audioFeature = def.audio ? audioCodecOf(registry, def.audio)?.licenceFeature : undefined;
       return {
         description: '', features: audioFeature ? [audioFeature] : [], finaliseWithEos: false,
         probe: { description: `${sf.description} ! ${element('appsink', { name: sink, sync: false })}`, sink, ...transportsOf(sf) },
@@ -65,7 +66,7 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     }
     // The output learns the codec only now: its own validation decides whether it can carry it (AV1 into .ts).
     if (probed) {
-      const refused = output.validate(def.output, def, codec);
+      const refused = output.validate(def.output, pipelineView(def, registry), codec);
       if (refused.length) throw new CodecRefusedError(codec.codec, refused);
     }
     // The parser converts the source's stream format (1.22's parsebin fixes it early, e.g. H.264 as avc) to what the
@@ -103,10 +104,10 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
 /** The audio chain (core/compose/audio.ts) ending in the audio codec's encoder: the output's second stream. */
 function audioBranch(def: PipelineDefinition, sf: SourceFragment, registry: PluginRegistry, ctx: ComposeContext) {
   const spec = def.audio!;
-  const codec = registry.codec(AUDIO_CODEC);
-  if (!codec) throw new ComposeError(`no codec plugin provides ${AUDIO_CODEC}`);
+  const codec = audioCodecOf(registry, spec);
+  if (!codec) throw new ComposeError(`no audio codec plugin provides ${spec.codec ?? 'audio'}`);
   if (spec.source === 'stream' && !sf.audio) throw new ComposeError('the source gives no audio stream for audio.source stream');
-  const encoding = audioEncoding(spec);
+  const encoding = audioEncoding(spec, codec);
   const encoder = codec.encoder(encoding, ctx);
   return {
     chain: `${audioChain(spec, ctx, sf.audio)} ! ${encoder.description}`,
