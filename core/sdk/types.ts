@@ -133,6 +133,8 @@ export interface CodecInfo {
   readonly rtp: {
     readonly encodingName: string;
     readonly clockRate: number;
+    /** The channels an audio stream's `a=rtpmap` names (`opus/48000/2`), when its payload format asks for them. */
+    readonly channels?: number;
     payloader(ctx: ComposeContext, name: string, pt: number): string;
     depayloader(ctx: ComposeContext): string;
     /** The SDP format parameters for an encoding (`a=fmtp:<pt> <this>`), when the codec has any. */

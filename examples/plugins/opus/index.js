@@ -9,7 +9,7 @@
  *     (`audio.opus_bitrate`, `audio.opus_application`), read back in `encoding.params`,
  *   - a licence feature ("opus"),
  *   - the encoder fragment,
- *   - the RTP mapping (rtpopuspay, OPUS/48000, RFC 7587),
+ *   - the RTP mapping (rtpopuspay, OPUS/48000/2, RFC 7587),
  *   - the containers that carry it: MPEG-TS among them, so the UDP and TCP outputs take it beside H.264 or H.265 in
  *     MPEG-TS, not only beside a video codec that goes as an RTP bundle,
  *   - the advanced-mode macro `<svc:opus bitrate=32 />` (kbit/s).
@@ -54,6 +54,8 @@ module.exports = (sdk) => {
     rtp: {
       encodingName: 'OPUS',
       clockRate: 48000,
+      // RFC 7587: Opus is always described as two channels at 48 kHz, whatever it carries.
+      channels: 2,
       payloader: (_ctx, name, pt) => element('rtpopuspay', { name, pt }),
       depayloader: () => 'rtpopusdepay',
     },

@@ -70,7 +70,7 @@ describe('a service with --plugins-dir examples/plugins', () => {
     expect(r.body.state).toBe('playing');
     expect(r.body.audio).toMatchObject({ codec: 'opus', opus_bitrate: 48000, opus_application: 'voip' });
     expect(r.body.audio).not.toHaveProperty('codec2_mode');
-    expect((await svc.api('GET', '/svc/pipeline/opus-rtsp/sdp')).text).toContain('a=rtpmap:97 OPUS/48000');
+    expect((await svc.api('GET', '/svc/pipeline/opus-rtsp/sdp')).text).toContain('a=rtpmap:97 OPUS/48000/2\r\n');
     const p = await probe(url, ['-rtsp_transport', 'tcp']);
     expect(p.stderr).toBe('');
     expect(p.code).toBe(0);
