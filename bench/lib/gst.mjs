@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 const { PluginRegistry } = require('../../dist/core/plugins/registry.js');
 const { builtinPlugins } = require('../../dist/plugins/index.js');
 const { PipelineValidator } = require('../../dist/core/pipeline/validate.js');
-const { composePipeline } = require('../../dist/core/pipeline/compose.js');
+const { composePipeline } = require('../../dist/core/compose/index.js');
 
 let registry;
 function plugins() {

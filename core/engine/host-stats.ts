@@ -6,7 +6,7 @@
  * declares (core/sdk/transport.ts) adds one structure property read a second.
  */
 import type { Pipeline } from '../../native';
-import type { Meters, PadRef } from '../pipeline/compose';
+import type { Meters, PadRef } from '../compose';
 import type { StatsSample } from './protocol';
 import { transportFigures, type TransportFigures } from './transports';
 

@@ -1,7 +1,7 @@
 /** The IPC protocol between the core and one engine host. Commands carry an id; replies echo it. */
 import type { LiveChange, RtspService } from '../sdk';
 import type { KlvPosition } from '../klv/pacer';
-import type { Meters } from '../pipeline/compose';
+import type { Meters } from '../compose';
 import type { SideTransport, TransportFigures } from './transports';
 
 export type HostCommand =

@@ -4,7 +4,7 @@
  * `mode`), latitude/longitude or MGRS, at least one field in a PATCH. The validator keeps its own arrangement, whose
  * messages name the field; the conformance test holds the two together.
  */
-import { audioSchema, encodingRanges, encodingSchema, geolocationSchema, ID_PATTERN, outputSchema, pipelineSchema, RESPONSE_ONLY, sourceSchema } from './schema';
+import { audioSchema, encodingRanges, encodingSchema, geolocationSchema, ID_PATTERN, outputSchema, pipelineSchema, RESPONSE_ONLY, sourceSchema, type SchemaCodecs } from './schema';
 
 const { type: _nullable, ...geoObject } = geolocationSchema;
 
@@ -17,7 +17,11 @@ export const geolocationDocSchema = {
   ],
 };
 
-export function pipelineDocSchema(codecs: string[]) {
+/**
+ * `multiview` is the codec multiview encodes with and its quality (CodecPlugin.multiview), `macro` a codec's macro
+ * tag for the advanced mode's example, when there are such codecs.
+ */
+export function pipelineDocSchema(codecs: SchemaCodecs, multiview?: { codec: string; quality: number }, macro?: string) {
   const all = pipelineSchema(codecs).properties as Record<string, object>;
   const responseOnly = Object.fromEntries(RESPONSE_ONLY.map((k) => [k, { description: 'Response only: accepted and ignored' }]));
   const common = {
@@ -34,15 +38,17 @@ export function pipelineDocSchema(codecs: string[]) {
     additionalProperties: false,
     properties: { ...common, mode: { type: 'string', const: mode }, ...fields },
   });
-  const encoding = encodingSchema(codecs);
+  const encoding = encodingSchema(codecs.video);
   return {
     oneOf: [
-      variant('simple', ['source', 'output'], { source: sourceSchema, encoding: { ...encoding, required: ['codec'] }, output: outputSchema, audio: audioSchema },
+      variant('simple', ['source', 'output'], { source: sourceSchema, encoding: { ...encoding, required: ['codec'] }, output: outputSchema, audio: audioSchema(codecs.audio) },
         'One source. `encoding` is required for raw sources (test patterns, cameras); without it the stream passes through. `audio` only here.'),
       variant('multiview', ['inputs', 'output'], { inputs: all.inputs, encoding, output: outputSchema },
-        '1 to 4 inputs composed into one picture, always AV1 at quality 5: `encoding.codec` may be left out or be av1.'),
+        multiview
+          ? `1 to 4 inputs composed into one picture, always ${multiview.codec} at quality ${multiview.quality}: \`encoding.codec\` may be left out or be ${multiview.codec}.`
+          : '1 to 4 inputs composed into one picture; no codec plugin encodes multiview here.'),
       variant('advanced', ['raw_pipeline'], { raw_pipeline: all.raw_pipeline },
-        'A pipeline description with encoder macros (`<svc:h264 bitrate=800 />`).'),
+        `A pipeline description with encoder macros${macro ? ` (\`<svc:${macro} bitrate=800 />\`)` : ''}.`),
     ],
     discriminator: { propertyName: 'mode' },
   };

@@ -5,7 +5,7 @@
 import type { EngineHost } from '../engine/host-process';
 import type { FramegrabSettings } from '../framegrabs/branch';
 import { SnapshotSlot } from '../framegrabs/snapshots';
-import type { ComposedPipeline } from './compose';
+import type { ComposedPipeline } from '../compose';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
 import type { UriSecrets } from '../secrets/uri-secrets';
 import { SerialQueue } from './serial-queue';

@@ -6,14 +6,14 @@ import { ApiError, validationError } from '../errors/catalogue';
 import { mgrsValid } from '../klv/geolocation';
 import type { PluginRegistry } from '../plugins/registry';
 import type { Claim, CodecInfo, SourcePlugin } from '../sdk';
-import { AUDIO_CODEC } from './audio';
 import { SchemaValidator } from '../validation/validator';
-import { validateAdvanced } from './advanced';
+import { validateAdvanced } from '../compose/advanced';
+import { audioCodecOf, audioEncoding, foreignParams, pipelineView, videoEncoding } from '../compose/codecs';
 import type { PipelineDefinition } from './model';
 import { limitProblems } from './limits';
-import { layoutProblem, MULTIVIEW_CODEC, MULTIVIEW_QUALITY } from './multiview';
+import { layoutProblem } from '../compose/multiview';
 import { pipelineDocSchema, patchDocSchema } from './doc-schema';
-import { ENCODING_DEFAULTS, patchSchema, pipelineSchema } from './schema';
+import { ENCODING_DEFAULTS, patchSchema, pipelineSchema, type SchemaCodecs } from './schema';
 
 export class PipelineValidator {
   private readonly body: SchemaValidator<Record<string, unknown>>;
@@ -23,11 +23,15 @@ export class PipelineValidator {
   readonly schemas: { body: object; patch: object };
 
   constructor(private readonly registry: PluginRegistry) {
-    const body = pipelineSchema(registry.codecs('video').map((c) => c.codec));
-    this.body = new SchemaValidator(body);
+    const codecs: SchemaCodecs = { video: registry.codecs('video'), audio: registry.codecs('audio') };
+    this.body = new SchemaValidator(pipelineSchema(codecs));
     // The document shows the per-mode rules the validator applies after its schema (doc-schema.ts).
-    this.schemas = { body: pipelineDocSchema(registry.codecs('video').map((c) => c.codec)), patch: patchDocSchema };
+    const mv = registry.multiviewCodec();
+    const macro = registry.codecs('video').find((c) => c.macro?.attributes.bitrate)?.macro?.tag;
+    this.schemas = { body: pipelineDocSchema(codecs, mv && { codec: mv.codec, quality: mv.multiview!.quality }, macro), patch: patchDocSchema };
   }
+
+
 
   /** A create or update body: every error is VALIDATION_ERROR (spec: POST and PUT list only that). */
   definition(input: unknown): PipelineDefinition {
@@ -88,7 +92,7 @@ export class PipelineValidator {
   encodingProblems(encoding: PipelineDefinition['encoding']): string[] {
     const plugin = encoding && this.registry.codec(encoding.codec);
     if (!encoding || !plugin) return [];
-    return [...limitProblems(plugin.codec, plugin.limits, encoding), ...(plugin.validate?.(encoding) ?? [])];
+    return [...limitProblems(plugin.codec, plugin.limits, encoding), ...(plugin.validate?.(videoEncoding(encoding, plugin)) ?? [])];
   }
 
   private geolocation(def: PipelineDefinition): string[] {
@@ -111,6 +115,7 @@ export class PipelineValidator {
     let codec: CodecInfo | null = null;
     if (def.encoding) {
       codec = this.registry.codec(def.encoding.codec) ?? null;
+      errors.push(...foreignParams(this.registry, 'video', def.encoding.codec, def.encoding as unknown as Record<string, unknown>, 'encoding'));
       errors.push(...this.encodingProblems(def.encoding));
     }
     if (source) {
@@ -119,32 +124,34 @@ export class PipelineValidator {
     }
     if (def.audio) errors.push(...this.audio(def, source));
     if (output) {
-      errors.push(...output.validate(def.output!, def, codec));
+      errors.push(...output.validate(def.output!, pipelineView(def, this.registry), codec));
       if (def.on_demand && !output.supportsOnDemand) errors.push('on_demand is allowed only with a local RTSP output');
     }
     return errors;
   }
 
   /**
-   * Multiview: every input's source through its plugin (messages name the input), the output against AV1. The
-   * spec fixes the codec and quality, so another value is refused rather than silently replaced
-   * (docs/multiview.md); once valid, the definition carries the full encoding (defaults, av1, quality 5).
+   * Multiview: every input's source through its plugin (messages name the input), the output against the codec
+   * multiview encodes with (CodecPlugin.multiview). The spec fixes the codec and quality, so another value is refused
+   * rather than silently replaced (docs/multiview.md); once valid, the definition carries the full encoding
+   * (defaults, the codec, its quality).
    */
   private multiview(def: PipelineDefinition): string[] {
     const errors: string[] = [];
-    const codec = this.registry.codec(MULTIVIEW_CODEC);
-    if (!codec) errors.push(`multiview needs the ${MULTIVIEW_CODEC} codec plugin, which is not installed`);
+    const codec = this.registry.multiviewCodec();
+    if (!codec) return ['multiview needs a video codec plugin that declares multiview, and none is installed'];
+    const quality = codec.multiview!.quality;
     const given = def.encoding as Partial<PipelineDefinition['encoding']> | undefined;
-    if (given?.codec !== undefined && given.codec !== MULTIVIEW_CODEC) {
-      errors.push(`encoding.codec must be ${MULTIVIEW_CODEC} in multiview mode (multiview always encodes ${MULTIVIEW_CODEC}), or left out`);
+    if (given?.codec !== undefined && given.codec !== codec.codec) {
+      errors.push(`encoding.codec must be ${codec.codec} in multiview mode (multiview always encodes ${codec.codec}), or left out`);
     }
-    if (given?.quality !== undefined && given.quality !== MULTIVIEW_QUALITY) {
-      errors.push(`encoding.quality is fixed at ${MULTIVIEW_QUALITY} in multiview mode, or left out`);
+    if (given?.quality !== undefined && given.quality !== quality) {
+      errors.push(`encoding.quality is fixed at ${quality} in multiview mode, or left out`);
     }
-    const encoding = { ...ENCODING_DEFAULTS, ...given, codec: MULTIVIEW_CODEC, quality: MULTIVIEW_QUALITY };
+    const encoding = { ...ENCODING_DEFAULTS, ...given, codec: codec.codec, quality };
     const problem = layoutProblem(def.inputs!.length, encoding.width, encoding.height);
     if (problem) errors.push(problem);
-    if (codec) errors.push(...this.encodingProblems(encoding));
+    errors.push(...this.encodingProblems(encoding));
     def.inputs!.forEach((input, i) => {
       const source = this.registry.source(input.source.uri);
       if (!source) {
@@ -158,14 +165,17 @@ export class PipelineValidator {
     const output = this.registry.output(def.output!.uri);
     if (!output) errors.push('output.uri scheme is not supported');
     else {
-      errors.push(...output.validate(def.output!, { ...def, encoding }, codec ?? null));
+      errors.push(...output.validate(def.output!, { ...def, encoding }, codec));
       if (def.on_demand && !output.supportsOnDemand) errors.push('on_demand is allowed only with a local RTSP output');
     }
     if (!errors.length) def.encoding = encoding;
     return errors;
   }
 
-  /** Create rules 4–6 beyond the schema's ranges (spec Audio validation table, word for word). */
+  /**
+   * Create rules 4–6 beyond the schema's ranges (spec Audio validation table, word for word), then the audio codec's:
+   * its parameters only (not another codec's), and its own validate().
+   */
   private audio(def: PipelineDefinition, source: SourcePlugin | undefined): string[] {
     const audio = def.audio!;
     const errors: string[] = [];
@@ -173,7 +183,10 @@ export class PipelineValidator {
     if (audio.source === 'stream' && source && !source.mayCarryAudio) {
       errors.push(`audio.source cannot be stream when the video source is a ${source.name} source`);
     }
-    if (!this.registry.codec(AUDIO_CODEC)) errors.push(`audio needs the ${AUDIO_CODEC} codec plugin, which is not installed`);
+    const codec = audioCodecOf(this.registry, audio);
+    if (!codec) return [...errors, 'audio needs an audio codec plugin, and none is installed'];
+    errors.push(...foreignParams(this.registry, 'audio', codec.codec, audio, 'audio'));
+    errors.push(...(codec.validate?.(audioEncoding(audio, codec)) ?? []));
     return errors;
   }
 

@@ -21,7 +21,19 @@ export class PluginRegistry {
     if (plugin.kind === 'codec' && this.codec(plugin.codec)) {
       throw new Error(`plugin "${plugin.name}": codec "${plugin.codec}" is already provided by another plugin`);
     }
+    if (plugin.kind === 'codec') this.checkCodec(plugin);
     this.plugins.push({ plugin, origin });
+  }
+
+  /** A codec's parameters share one object with its medium's other codecs' (docs/plugins.md, "Encoding parameters"). */
+  private checkCodec(plugin: CodecPlugin): void {
+    for (const name of Object.keys(plugin.parameters ?? {})) {
+      const other = this.ofKind('codec').find((c) => c.media === plugin.media && c.parameters?.[name]);
+      if (other) throw new Error(`plugin "${plugin.name}": parameter "${name}" is already declared by codec "${other.codec}"`);
+    }
+    const mv = plugin.multiview && this.multiviewCodec();
+    if (mv) throw new Error(`plugin "${plugin.name}": codec "${mv.codec}" is already the one multiview encodes with`);
+    if (plugin.multiview && plugin.media !== 'video') throw new Error(`plugin "${plugin.name}": multiview encodes video, and this codec is ${plugin.media}`);
   }
 
   private ofKind<K extends Plugin['kind']>(kind: K): Array<Extract<Plugin, { kind: K }>> {
@@ -51,6 +63,11 @@ export class PluginRegistry {
 
   codecs(media?: 'video' | 'audio'): CodecPlugin[] {
     return this.ofKind('codec').filter((p) => !media || p.media === media);
+  }
+
+  /** The video codec multiview mode encodes with (CodecPlugin.multiview). */
+  multiviewCodec(): CodecPlugin | undefined {
+    return this.ofKind('codec').find((p) => p.multiview);
   }
 
   macroCodec(tag: string): CodecPlugin | undefined {

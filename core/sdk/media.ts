@@ -49,7 +49,7 @@ export interface RtpBundle {
   /** For each stream, `queue ! <parser> ! <payloader> ! funnel.`. */
   chains: string[];
   /** For each stream, what its SDP m= line needs besides port and transport. */
-  media: Array<{ media: 'video' | 'audio' | 'application'; pt: number; encodingName: string; clockRate: number; fmtp?: string }>;
+  media: Array<{ media: 'video' | 'audio' | 'application'; pt: number; encodingName: string; clockRate: number; channels?: number; fmtp?: string }>;
 }
 
 /**
@@ -68,6 +68,7 @@ export function rtpBundle(ctx: ComposeContext, streams: OutputStream[]): RtpBund
     chains.push(`queue ! ${codec.rtp.payloader(ctx, ctx.name('pay'), pt)} ! ${funnel}.`);
     media.push({
       media: s.media === 'klv' ? 'application' : s.media, pt, encodingName: codec.rtp.encodingName, clockRate: codec.rtp.clockRate,
+      ...(codec.rtp.channels ? { channels: codec.rtp.channels } : {}),
       ...(s.fmtp ? { fmtp: s.fmtp } : {}),
     });
   });

@@ -4,7 +4,7 @@
  * name in the message.
  */
 import type {
-  AudioSpec, Claim, CodecInfo, ComposeContext, EncodingSpec, LiveChange, OutputFragment, OutputSpec, OutputStream,
+  AudioSpec, Claim, CodecInfo, CodecParamValue, ComposeContext, EncodingSpec, LiveChange, OutputFragment, OutputSpec, OutputStream,
   SourceFragment, SourceSpec,
 } from './types';
 
@@ -23,6 +23,8 @@ export interface PipelineView {
   encoding?: EncodingSpec;
   output?: OutputSpec;
   audio?: AudioSpec;
+  /** With `audio`, the codec that will encode it, so an output can tell whether it carries it. */
+  audioCodec?: CodecInfo;
 }
 
 /**
@@ -93,8 +95,31 @@ export interface CodecLimits {
   evenDimensions?: boolean;
 }
 
+/**
+ * One encoding parameter a codec adds to the API: a field of `encoding` (video codec) or `audio` (audio codec),
+ * described by a JSON-schema fragment of one value. The API's schema and its OpenAPI document include it; a bad value
+ * is refused with the schema's message (`audio.codec2_mode must be one of 3200, 2400, …`); `default` fills it in when
+ * this codec is the one chosen. Name it after the codec (`codec2_mode`): the names of every codec of a medium share
+ * one object.
+ */
+export interface CodecParameter {
+  type: 'integer' | 'number' | 'string' | 'boolean';
+  description?: string;
+  enum?: readonly (number | string)[];
+  minimum?: number;
+  maximum?: number;
+  default?: CodecParamValue;
+}
+
 export interface CodecPlugin extends PluginBase, CodecInfo {
   kind: 'codec';
+  /** The codec's own encoding parameters, by field name (docs/plugins.md, "Encoding parameters"); they reach encoder() in `encoding.params`. */
+  parameters?: Readonly<Record<string, CodecParameter>>;
+  /**
+   * This video codec is the one multiview mode encodes with (the spec fixes multiview's codec and quality), at this
+   * quality. At most one codec plugin declares it; without one, multiview bodies are refused.
+   */
+  multiview?: { quality: number };
   /**
    * What a video codec can encode. Absent: only the schema's ranges and validate() bound a request, so declare it
    * (a vendor plugin of before it was added still loads).
@@ -122,7 +147,7 @@ export interface OutputPlugin extends PluginBase {
   kind: 'output';
   examples?: PluginExamples;
   accepts(uri: string): boolean;
-  /** `pipeline.audio` set means a second stream (Codec2 audio) will arrive: refuse it here if the output cannot carry it. */
+  /** `pipeline.audio` set means a second stream (audio of `pipeline.audioCodec`) will arrive: refuse it here if the output cannot carry it. */
   validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
   claims(output: OutputSpec): Claim[];
   /**
@@ -188,9 +213,23 @@ export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
     if ((plugin as unknown as Record<string, unknown>)[key] === undefined) fail(`${plugin.kind} plugins must provide "${key}"`);
   }
   if (plugin.kind === 'codec' && plugin.limits !== undefined) checkLimits(plugin.limits, fail);
+  if (plugin.kind === 'codec' && plugin.parameters !== undefined) checkParameters(plugin.parameters, fail);
+  if (plugin.kind === 'codec' && plugin.multiview !== undefined && !Number.isInteger(plugin.multiview?.quality)) fail('multiview.quality must be an integer');
   if (plugin.kind !== 'codec' && plugin.secrets !== undefined && typeof plugin.secrets !== 'function') fail('secrets must be a function');
   if (plugin.kind === 'output' && plugin.serves !== undefined) checkServes(plugin.serves, fail);
   return Object.freeze(plugin);
+}
+
+const PARAMETER_TYPES = ['integer', 'number', 'string', 'boolean'];
+
+function checkParameters(parameters: Readonly<Record<string, CodecParameter>>, fail: (why: string) => never): void {
+  if (!parameters || typeof parameters !== 'object') fail('parameters must be an object (docs/plugins.md, "Encoding parameters")');
+  for (const [name, p] of Object.entries(parameters)) {
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) fail(`parameter "${name}": its name must be lower-case letters, digits or "_"`);
+    if (!p || !PARAMETER_TYPES.includes(p.type)) fail(`parameter "${name}": type must be one of ${PARAMETER_TYPES.join(', ')}`);
+    if (p.enum !== undefined && (!Array.isArray(p.enum) || p.enum.length === 0)) fail(`parameter "${name}": enum must be a non-empty array`);
+    if (p.default !== undefined && p.enum !== undefined && !p.enum.includes(p.default as number | string)) fail(`parameter "${name}": default must be one of its enum`);
+  }
 }
 
 function checkLimits(limits: CodecLimits, fail: (why: string) => never): void {

@@ -14,7 +14,15 @@ export interface EncodingSpec {
   height: number;
   fps: number;
   quality: number;
+  /**
+   * The codec's own encoding parameters (CodecPlugin.parameters) by name, defaults filled in, when it declares any. In
+   * the API they are fields of `encoding` (a video codec) or `audio` (an audio codec); the core gathers them here.
+   */
+  params?: Readonly<Record<string, CodecParamValue>>;
 }
+
+/** The value of a codec's own encoding parameter. */
+export type CodecParamValue = number | string | boolean;
 
 export interface OutputSpec {
   uri: string;
@@ -22,15 +30,18 @@ export interface OutputSpec {
 }
 
 export interface AudioSpec {
+  /** The audio codec plugin's `codec`; absent: the first audio codec registered (the built-ins come first). */
+  codec?: string;
   source: 'stream' | 'local' | 'test';
   device?: string;
   test_wave: number;
-  codec2_mode: number;
   volume?: number;
   noise_filter: boolean;
   noise_suppression: boolean;
   noise_suppression_level: number;
   auto_gain_control: boolean;
+  /** The audio codec's own encoding parameters (CodecPlugin.parameters), each a field of its own. */
+  readonly [param: string]: unknown;
 }
 
 /** A resource a pipeline holds while it is active; two active pipelines may not hold the same key. */
@@ -106,7 +117,7 @@ export interface SourceFragment {
 export interface OutputStream {
   media: 'video' | 'audio' | 'klv';
   codec: CodecInfo | null;
-  /** The SDP format parameters of this stream (`a=fmtp:<pt> …`), e.g. `mode=2400` for Codec2. */
+  /** The SDP format parameters of this stream (`a=fmtp:<pt> …`), from its codec's `rtp.fmtp`. */
   fmtp?: string;
 }
 
@@ -122,11 +133,19 @@ export interface CodecInfo {
   readonly rtp: {
     readonly encodingName: string;
     readonly clockRate: number;
+    /** The channels an audio stream's `a=rtpmap` names (`opus/48000/2`), when its payload format asks for them. */
+    readonly channels?: number;
     payloader(ctx: ComposeContext, name: string, pt: number): string;
     depayloader(ctx: ComposeContext): string;
     /** The SDP format parameters for an encoding (`a=fmtp:<pt> <this>`), when the codec has any. */
     fmtp?(encoding: EncodingSpec): string | undefined;
   };
+  /**
+   * An audio codec's own words for the outputs that cannot carry it beside the video (core/sdk/stream-output.ts):
+   * `mpegtsVideo` when the video goes as MPEG-TS and this codec has no MPEG-TS mapping; `mpegtsOnly` over an output
+   * that carries MPEG-TS only, `{output}` standing for the output's name. Absent: messages naming the codec.
+   */
+  readonly refusals?: { readonly mpegtsVideo?: string; readonly mpegtsOnly?: string };
   /** The parser in front of a payloader or muxer (e.g. h264parse). */
   readonly parser: string;
   /**

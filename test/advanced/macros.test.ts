@@ -1,6 +1,6 @@
-/** Golden tests of the pure macro scanner, checker and expander (core/pipeline/macros.ts). */
+/** Golden tests of the pure macro scanner, checker and expander (core/compose/macros.ts). */
 import { describe, expect, it } from 'vitest';
-import { expandMacros, resolveMacros, scanMacros, type MacroDeclaration } from '../../core/pipeline/macros';
+import { expandMacros, resolveMacros, scanMacros, type MacroDeclaration } from '../../core/compose/macros';
 
 const DECLS: Record<string, MacroDeclaration> = {
   h264: { tag: 'h264', attributes: { bitrate: { min: 5, max: 5000, default: 500 } } },

@@ -1,7 +1,7 @@
 /** The audio chain and the ALSA device grammar are pure: golden texts and accept/reject tables (docs/audio.md). */
 import { describe, expect, it } from 'vitest';
-import { audioChain, isAlsaDevice } from '../../core/pipeline/audio';
-import { composeContext, composeSimple } from '../../core/pipeline/compose';
+import { audioChain, isAlsaDevice } from '../../core/compose/audio';
+import { composeContext, composeSimple } from '../../core/compose';
 import type { PipelineDefinition } from '../../core/pipeline/model';
 import { PluginRegistry } from '../../core/plugins/registry';
 import type { AudioSpec } from '../../core/sdk';

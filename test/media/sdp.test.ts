@@ -2,7 +2,7 @@
 // Session ids are FNV-1a of the name (checked independently: python3, 'cam1' -> 1794036519, 'x' -> 4245442695).
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
-import { composeSimple } from '../../core/pipeline/compose';
+import { composeSimple } from '../../core/compose';
 import { PluginRegistry } from '../../core/plugins/registry';
 import { buildSdp } from '../../core/sdk';
 

@@ -11,7 +11,7 @@ import builtinCamera from '../../plugins/sources/v4l2';
 import { builtinPlugins } from '../../plugins';
 import { loadNative } from '../../core/engine/native';
 import { ClaimTable } from '../../core/pipeline/claims';
-import { composeSimple } from '../../core/pipeline/compose';
+import { composeSimple } from '../../core/compose';
 import { PipelineValidator } from '../../core/pipeline/validate';
 import { PluginRegistry } from '../../core/plugins/registry';
 import { freePort, run, sleep, startService, type RunningService } from '../helpers/service';

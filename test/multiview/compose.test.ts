@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
-import { composePipeline } from '../../core/pipeline/compose';
-import { composeMultiview, flipDirection, fontSize, layoutProblem, multiviewLayout, textMargin } from '../../core/pipeline/multiview';
+import { composePipeline } from '../../core/compose';
+import { composeMultiview, flipDirection, fontSize, layoutProblem, multiviewLayout, textMargin } from '../../core/compose/multiview';
 import { PluginRegistry } from '../../core/plugins/registry';
 import { loadNative } from '../../core/engine/native';
 import type { PipelineDefinition } from '../../core/pipeline/model';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadVendorPlugins, PluginLoadError } from '../../core/plugins/loader';
-import { composeContext } from '../../core/pipeline/compose';
+import { composeContext } from '../../core/compose';
 import { run, startService, ROOT } from '../helpers/service';
 
 const CODEC = (name: string, extra = '') => `sdk.definePlugin({

@@ -1,7 +1,7 @@
 /** Composition is pure: golden descriptions for the built-in simple-mode paths. */
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
-import { CodecRefusedError, composeSimple } from '../../core/pipeline/compose';
+import { CodecRefusedError, composeSimple } from '../../core/compose';
 import { PluginRegistry } from '../../core/plugins/registry';
 import type { PipelineDefinition } from '../../core/pipeline/model';
 

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors/catalogue';
-import { outputDirOf } from '../../pipeline/compose';
+import { outputDirOf } from '../../compose';
 import type { PipelineManager } from '../../pipeline/manager';
 import type { PluginRegistry } from '../../plugins/registry';
 import type { ServedFiles } from '../../sdk';

@@ -8,7 +8,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Native } from '../../engine/native';
-import { composeContext } from '../../pipeline/compose';
+import { composeContext } from '../../compose';
+import { codecParams } from '../../compose/codecs';
 import { ENCODING_DEFAULTS } from '../../pipeline/schema';
 import type { PluginRegistry } from '../registry';
 import { definePlugin, type Claim, type CodecPlugin, type ComposeContext, type EncodingSpec, type OutputPlugin, type PipelineView, type Plugin, type SourcePlugin } from '../../sdk';
@@ -39,10 +40,10 @@ function contextFor(registry: PluginRegistry): RecordingContext {
   return Object.assign(Object.create(c), { given, name: (role: string) => { const n = c.name(role); given.push(n); return n; } }) as RecordingContext;
 }
 
-function sampleEncoding(codec: CodecPlugin, quality = ENCODING_DEFAULTS.quality): EncodingSpec {
-  // Audio codecs may read `bitrate` as their own unit (codec2: the mode in bit/s): take the first value they accept.
+function sampleEncoding(codec: CodecPlugin, quality = ENCODING_DEFAULTS.quality, params = codecParams(codec)): EncodingSpec {
+  // Audio codecs may read `bitrate` as their own unit: take the first value they accept.
   for (const bitrate of [500, 1000, 2400, 3200]) {
-    const enc = { codec: codec.codec, ...ENCODING_DEFAULTS, width: 320, height: 240, bitrate, quality };
+    const enc = { codec: codec.codec, ...ENCODING_DEFAULTS, width: 320, height: 240, bitrate, quality, ...(codec.parameters ? { params } : {}) };
     if ((codec.validate?.(enc) ?? []).length === 0) return enc;
   }
   throw new Error(`codec ${codec.name} accepts none of the sample encodings`);
@@ -132,6 +133,24 @@ function codecChecks(codec: CodecPlugin, { native, registry }: ComplianceEnv): C
       parses(native, `${input} ! ${enc.description} ! ${pay} ! ${codec.rtp.depayloader(ctx())} ! fakesink`);
     },
   }];
+  const parameters = Object.entries(codec.parameters ?? {});
+  if (parameters.length) {
+    checks.push({
+      name: 'encoding parameters: each default is one of its values, and every value the declaration names parses',
+      run: () => {
+        for (const [name, p] of parameters) {
+          const values: unknown[] = [...(p.enum ?? []), p.minimum, p.maximum, p.default].filter((v) => v !== undefined);
+          if (p.default !== undefined && p.minimum !== undefined) ensure(Number(p.default) >= p.minimum, `parameter ${name}: default ${json(p.default)} is below its minimum`);
+          if (p.default !== undefined && p.maximum !== undefined) ensure(Number(p.default) <= p.maximum, `parameter ${name}: default ${json(p.default)} is above its maximum`);
+          for (const value of values) {
+            const enc = codec.encoder(sampleEncoding(codec, undefined, { ...codecParams(codec), [name]: value as number }), ctx());
+            checkQuoted(enc.description);
+            parses(native, `${input} ! ${enc.description} ! fakesink`);
+          }
+        }
+      },
+    });
+  }
   const macro = codec.macro;
   if (macro) {
     checks.push({

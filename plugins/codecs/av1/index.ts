@@ -54,6 +54,8 @@ export default definePlugin<CodecPlugin>({
   // av1enc takes 4×4 at least (its caps); libaom pads an odd size itself, so odd is fine (631×521 encodes).
   limits: { minWidth: 4, minHeight: 4, maxWidth: 8192, maxHeight: 4352, maxFramePixels: 8_912_896, maxFps: 120, maxPixelRate: 1_069_547_520 },
   liveParams: ['bitrate'],
+  // The spec: "Multiview always encodes AV1 at quality 5".
+  multiview: { quality: 5 },
   rtp: {
     encodingName: 'AV1',
     clockRate: 90000,

@@ -66,6 +66,7 @@ export default definePlugin<OutputPlugin>({
         pt: FIRST_DYNAMIC_PT + i,
         encodingName: codecs[i].rtp.encodingName,
         clockRate: codecs[i].rtp.clockRate,
+        ...(codecs[i].rtp.channels ? { channels: codecs[i].rtp.channels } : {}),
         ...(s.fmtp ? { fmtp: s.fmtp } : {}),
         attributes: [`control:stream=${i}`],
       })),

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { loadNative } from '../../../../core/engine/native';
-import { composeContext } from '../../../../core/pipeline/compose';
+import { composeContext } from '../../../../core/compose';
 import { loadPluginFolder } from '../../../../core/plugins/loader';
 import type { CodecPlugin } from '../../../../core/sdk';
 

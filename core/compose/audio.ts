@@ -1,19 +1,17 @@
 /**
- * The simple-mode audio chain (design §4), pure: audio spec → description text up to raw audio, which the Codec2
- * plugin's encoder then takes to 8 kHz mono S16 and codec2enc. Golden tests: test/audio/chain.test.ts.
+ * The simple-mode audio chain (design §4), pure: audio spec → description text up to raw audio, which the audio
+ * codec plugin's encoder then takes to its own rate and format. Golden tests: test/audio/chain.test.ts.
  *
  *   source (the stream's decoded audio | alsasrc device | audiotestsrc wave)
  *   → volume (only when set) → 200 Hz high-pass (noise_filter) → webrtcdsp (noise_suppression, auto_gain_control)
  *
  * Test sources skip the filters (spec), not the volume. webrtcdsp (findings §6) takes S16LE interleaved at 8, 16,
- * 32 or 48 kHz in 10 ms chunks; it runs here at 8 kHz, the rate Codec2 needs anyway. Its echo canceller must be
+ * 32 or 48 kHz in 10 ms chunks; it runs here at 8 kHz, all a speech codec needs (a wide-band codec then gets
+ * narrow-band speech while these filters are on). Its echo canceller must be
  * off (on, it wants a webrtcechoprobe), its own ~80 Hz high-pass is off (the 200 Hz one replaces it), and it reads
  * its properties only at negotiation: nothing here changes live.
  */
-import { caps, element, type AudioSpec, type ComposeContext, type EncodingSpec } from '../sdk';
-
-/** The spec's Audio object is Codec2 audio: the codec plugin that encodes it. */
-export const AUDIO_CODEC = 'codec2';
+import { caps, element, type AudioSpec, type ComposeContext } from '../sdk';
 
 /** noise_suppression_level 1..4 onto webrtcdsp's enum (the spec's "aggressive" is very-high). */
 export const NS_LEVELS = ['low', 'moderate', 'high', 'very-high'] as const;
@@ -75,9 +73,4 @@ export function audioChain(audio: AudioSpec, ctx: ComposeContext, stream?: strin
     );
   }
   return parts.join(' ! ');
-}
-
-/** The encoding the Codec2 plugin reads: its `bitrate` is the Codec2 mode in bit/s (plugins/codecs/codec2). */
-export function audioEncoding(audio: AudioSpec): EncodingSpec {
-  return { codec: AUDIO_CODEC, bitrate: audio.codec2_mode, width: 0, height: 0, fps: 0, quality: 0 };
 }

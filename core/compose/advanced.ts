@@ -8,10 +8,11 @@ import { resolve as resolvePath } from 'node:path';
 import type { ElementInfo } from '../../native';
 import type { PluginRegistry } from '../plugins/registry';
 import { isMulticast, resolvedFilePath, type Claim, type CodecPlugin } from '../sdk';
-import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './compose';
+import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './context';
+import { codecParams } from './codecs';
 import { expandMacros, resolveMacros, type ResolvedMacro } from './macros';
-import type { PipelineDefinition } from './model';
-import { ENCODING_DEFAULTS } from './schema';
+import type { PipelineDefinition } from '../pipeline/model';
+import { ENCODING_DEFAULTS } from '../pipeline/schema';
 
 function macroLookup(registry: PluginRegistry) {
   const tags = registry.codecs().flatMap((c) => (c.macro ? [c.macro.tag] : []));
@@ -62,7 +63,7 @@ export function encoderFactories(registry: PluginRegistry): Map<string, CodecPlu
     const ctx = composeContext('probe', { rtspLatencyMs: 0 });
     let encoder: { description: string; element: string };
     try {
-      encoder = codec.encoder({ codec: codec.codec, ...ENCODING_DEFAULTS }, ctx);
+      encoder = codec.encoder({ codec: codec.codec, ...ENCODING_DEFAULTS, params: codecParams(codec) }, ctx);
     } catch {
       continue;
     }

@@ -1,24 +1,16 @@
 /**
  * Multiview mode (spec: Multiview input object; design §4): up to four inputs composed into one picture by a
- * compositor and encoded as AV1 at quality 5. Pure: definition → description, golden-tested in
+ * compositor and encoded with the codec the spec fixes, which its plugin declares (CodecPlugin.multiview). Pure: definition → description, golden-tested in
  * test/multiview/compose.test.ts. Decisions (layout, letterboxing, the order of the per-input stages, how rotate and
  * mirror combine) are written down in docs/multiview.md.
  */
-import { caps, element, gstInt, type ComposeContext, type EncodingSpec, type OutputStream, type SourceFragment } from '../sdk';
+import { caps, element, gstInt, type CodecPlugin, type ComposeContext, type EncodingSpec, type SourceFragment } from '../sdk';
 import type { PluginRegistry } from '../plugins/registry';
-import type { MultiviewInput, PipelineDefinition } from './model';
-// compose.ts dispatches here and this module uses its helpers; the cycle is safe because both sides call each other only at run time.
-import { composeContext, ComposeError, internalSinks, type ComposedPipeline, type ComposeSettings } from './compose';
+import type { MultiviewInput, PipelineDefinition } from '../pipeline/model';
+import { composeContext, ComposeError, internalSinks, type ComposedPipeline, type ComposeSettings } from './context';
 import { framegrabBranch } from '../framegrabs/branch';
-import { KLV_STREAM, klvInjector } from '../klv/fragments';
-
-/**
- * The spec fixes multiview's codec: "Multiview always encodes AV1 at quality 5". This is the one place where the
- * core names a codec; the registry still provides it, so the codec plugin's encoder, live changes and licence
- * feature apply unchanged.
- */
-export const MULTIVIEW_CODEC = 'av1';
-export const MULTIVIEW_QUALITY = 5;
+import { videoEncoding } from './codecs';
+import { outputTail } from './tail';
 
 export interface Cell {
   x: number;
@@ -117,21 +109,21 @@ function compositor(name: string, cells: Cell[]): string {
 }
 
 /** The encoding multiview runs with: the definition's size, rate and bitrate, the spec's codec and quality. */
-export function multiviewEncoding(encoding: EncodingSpec | undefined): EncodingSpec {
+export function multiviewEncoding(encoding: EncodingSpec | undefined, codec: CodecPlugin): EncodingSpec {
   if (!encoding) throw new ComposeError('multiview needs an encoding');
-  return { ...encoding, codec: MULTIVIEW_CODEC, quality: MULTIVIEW_QUALITY };
+  return videoEncoding({ ...encoding, codec: codec.codec, quality: codec.multiview!.quality }, codec);
 }
 
-/** Multiview: every input decoded and fitted into its cell → compositor → the output size → AV1 → output. */
+/** Multiview: every input decoded and fitted into its cell → compositor → the output size → the encoder → output. */
 export function composeMultiview(def: PipelineDefinition, registry: PluginRegistry, settings: ComposeSettings): ComposedPipeline {
   const ctx = composeContext(def.id, settings, registry.codecs('video').map((c) => c.caps));
   const inputs = def.inputs ?? [];
   if (inputs.length < 1 || inputs.length > 4) throw new ComposeError('multiview takes 1 to 4 inputs');
   const output = def.output && registry.output(def.output.uri);
   if (!def.output || !output) throw new ComposeError('no output plugin accepts output.uri');
-  const codec = registry.codec(MULTIVIEW_CODEC);
-  if (!codec) throw new ComposeError(`multiview needs the ${MULTIVIEW_CODEC} codec plugin, which is not installed`);
-  const enc = multiviewEncoding(def.encoding);
+  const codec = registry.multiviewCodec();
+  if (!codec) throw new ComposeError('multiview needs a video codec plugin that declares multiview, and none is installed');
+  const enc = multiviewEncoding(def.encoding, codec);
   const problem = layoutProblem(inputs.length, enc.width, enc.height);
   if (problem) throw new ComposeError(problem);
 
@@ -151,27 +143,18 @@ export function composeMultiview(def: PipelineDefinition, registry: PluginRegist
   if (framegrab) chain += ` ! ${framegrab.tee}`;
   chain += ` ! queue ! ${encoder.description}`;
 
-  const onDemand = def.on_demand;
-  const streams: OutputStream[] = [{ media: 'video', codec }];
-  const klvIn = !onDemand && output.carriesKlv?.(def.output, codec) ? klvInjector(ctx) : undefined;
-  if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
-  const of = output.fragment(def.output, streams, ctx, { onDemand });
-  const parts = [of.shared, `${chain} ! ${of.streams[0]}`, ...chains];
-  if (klvIn) parts.push(`${klvIn.description} ! ${of.streams[streams.length - 1]}`);
-  if (framegrab) parts.push(framegrab.branch);
-  const description = parts.filter(Boolean).join(' ');
-  let rtsp = of.rtsp;
-  if (rtsp?.mode === 'launch') rtsp = { ...rtsp, launch: `( ${description} )` };
+  const { composed } = outputTail({
+    output, spec: def.output, ctx, onDemand: def.on_demand, video: { chain, codec }, feeds: chains, framegrab,
+  });
   const companions = fragments.flatMap((f) => (f.companion ? [f.companion] : []));
   const lossMessages = [...new Set(fragments.flatMap((f) => f.lossMessages ?? []))];
   return {
-    description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), encoderElement: encoder.element, features: [codec.licenceFeature],
-    sdp: of.sdp,
+    ...composed, encoderElement: encoder.element, features: [codec.licenceFeature],
     ...(companions.length ? { companions } : {}),
     ...(lossMessages.length ? { lossMessages } : {}),
     // The compositor ends only when every input has ended.
     finite: fragments.every((f) => f.finite),
-    framegrab: framegrab?.elements, klvInjector: klvIn?.appsrc, ...(klvIn ? { klvStamp: of.klvStamp ?? 'ahead' } : {}),
+    framegrab: framegrab?.elements,
     meters: {
       frames: { element: encoder.element, pad: 'src' },
       source: { element: mix, pad: 'src' },
