@@ -24,6 +24,7 @@
         "src/pipeline-messages.c",
         "src/pipeline.c",
         "src/rtsp-feed.c",
+        "src/rtsp-unwatched.c",
         "src/rtsp.c",
         "src/stats.c",
         "src/value.c",
