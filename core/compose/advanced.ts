@@ -4,10 +4,9 @@
  * parsed out of the expanded description (the engine host's `inspect`), never guessed from the text: a regex
  * knows neither an element's defaults (a bare `udpsink` sends to localhost:5004) nor what sits inside a bin.
  */
-import { resolve as resolvePath } from 'node:path';
 import type { ElementInfo } from '../../native';
 import type { PluginRegistry } from '../plugins/registry';
-import { isMulticast, resolvedFilePath, type Claim, type CodecPlugin } from '../sdk';
+import type { Claim, CodecPlugin } from '../sdk';
 import { composeContext, ComposeError, type ComposedPipeline, type ComposeSettings } from './context';
 import { codecParams } from './codecs';
 import { expandMacros, resolveMacros, type ResolvedMacro } from './macros';
@@ -75,60 +74,13 @@ export function encoderFactories(registry: PluginRegistry): Map<string, CodecPlu
   return map;
 }
 
-const num = (text: string | undefined): number | null => (text !== undefined && /^\d+$/.test(text) ? Number(text) : null);
-
-function udpClaim(host: string, port: number, iface: string | undefined): Claim {
-  // The same keys as the udp output plugin, so a simple and an advanced pipeline conflict with each other.
-  return isMulticast(host)
-    ? { resource: 'udp-multicast', key: `${host}:${port}@${iface ?? ''}`, label: `UDP multicast group ${host}:${port}${iface ? ` on ${iface}` : ''}` }
-    : { resource: 'udp-destination', key: `${host.toLowerCase()}:${port}`, label: `UDP destination ${host}:${port}` };
-}
-
-/** host:port pairs of multiudpsink's `clients` ("h1:p1,h2:p2", IPv6 as [h]:p). */
-function clientList(text: string): Array<{ host: string; port: number }> {
-  return text.split(',').map((s) => s.trim()).filter(Boolean).flatMap((c) => {
-    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(c);
-    return m ? [{ host: m[1], port: Number(m[2]) }] : [];
-  });
-}
-
-/** The resources the parsed elements hold, keyed like the built-in plugins' claims. */
-export function claimsFromElements(elements: readonly ElementInfo[]): Claim[] {
-  const claims: Claim[] = [];
-  for (const el of elements) {
-    const p = el.properties;
-    const iface = p['multicast-iface'] || undefined;
-    switch (el.factory) {
-      case 'udpsink': {
-        const port = num(p.port);
-        if (p.host && port) claims.push(udpClaim(p.host, port, iface));
-        break;
-      }
-      case 'multiudpsink':
-        for (const c of clientList(p.clients ?? '')) if (c.port) claims.push(udpClaim(c.host, c.port, iface));
-        break;
-      case 'filesink':
-      case 'multifilesink':
-      case 'splitmuxsink':
-        if (p.location) {
-          const path = resolvePath(p.location);
-          claims.push({ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` });
-        }
-        break;
-      case 'v4l2src':
-        if (p.device) claims.push({ resource: 'camera', key: p.device, label: `camera ${p.device}`, exclusiveWithinPipeline: true });
-        break;
-      case 'tcpserversink': {
-        const port = num(p.port);
-        // Port 0 asks the kernel for any free port: nothing to conflict on.
-        if (port) claims.push({ resource: 'port', key: `tcp:${port}`, label: `TCP port ${port}` });
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return claims;
+/**
+ * The resources the parsed elements hold: each source and output plugin reads its own elements
+ * (SourcePlugin/OutputPlugin.elementClaims), keyed like its claims() so both modes conflict with each other.
+ */
+export function claimsFromElements(elements: readonly ElementInfo[], registry: PluginRegistry): Claim[] {
+  const readers = registry.all().flatMap((p) => ((p.kind === 'source' || p.kind === 'output') && p.elementClaims ? [p.elementClaims] : []));
+  return elements.flatMap((el) => readers.flatMap((read) => read(el)));
 }
 
 /** What an inspected advanced pipeline holds, and the licence features of the encoders it runs (macro or raw). */
@@ -139,5 +91,5 @@ export function inspectFacts(elements: readonly ElementInfo[], registry: PluginR
     const codec = encoders.get(el.factory);
     if (codec) features.add(codec.licenceFeature);
   }
-  return { claims: claimsFromElements(elements), features: [...features] };
+  return { claims: claimsFromElements(elements, registry), features: [...features] };
 }

@@ -22,9 +22,9 @@ export interface LoadedPlugin {
 export class PluginLoadError extends Error {}
 
 const HOOKS: Record<Plugin['kind'], string[]> = {
-  source: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'present'],
+  source: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'present', 'elementClaims'],
   codec: ['validate', 'encoder', 'liveChange'],
-  output: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'check', 'carriesKlv'],
+  output: ['accepts', 'validate', 'claims', 'fragment', 'secrets', 'check', 'carriesKlv', 'elementClaims'],
 };
 
 function entryOf(folder: string): string {

@@ -37,6 +37,13 @@ export interface PluginExamples {
   invalid: readonly string[];
 }
 
+/** An element of a parsed pipeline (the engine host's inspect): its readable properties as text. */
+export interface ParsedElement {
+  name: string;
+  factory: string;
+  properties: Record<string, string>;
+}
+
 export interface SourcePlugin extends PluginBase {
   kind: 'source';
   examples?: PluginExamples;
@@ -49,6 +56,13 @@ export interface SourcePlugin extends PluginBase {
   /** Whether the stream carries audio that `audio.source = stream` can take. */
   mayCarryAudio: boolean;
   claims(source: SourceSpec): Claim[];
+  /**
+   * Advanced mode: the resources an element of a parsed raw pipeline holds, when it is one of this plugin's kind
+   * (a UDP output reads `udpsink` and `multiudpsink`): keyed like claims(), so an advanced pipeline and a simple one
+   * conflict with each other. Asked for every element, recursing into bins; [] for an element it does not know.
+   * Absent: advanced pipelines hold nothing of this plugin's.
+   */
+  elementClaims?(element: ParsedElement): Claim[];
   /**
    * The secrets inside a URI this plugin accepts (a transport's passphrase, a push output's stream key): each returned substring of
    * uri is sealed at rest, shown as "***" in every response and never written to a log. Absent: none.
@@ -150,6 +164,13 @@ export interface OutputPlugin extends PluginBase {
   /** `pipeline.audio` set means a second stream (audio of `pipeline.audioCodec`) will arrive: refuse it here if the output cannot carry it. */
   validate(output: OutputSpec, pipeline: PipelineView, codec: CodecInfo | null): string[];
   claims(output: OutputSpec): Claim[];
+  /**
+   * Advanced mode: the resources an element of a parsed raw pipeline holds, when it is one of this plugin's kind
+   * (a UDP output reads `udpsink` and `multiudpsink`): keyed like claims(), so an advanced pipeline and a simple one
+   * conflict with each other. Asked for every element, recursing into bins; [] for an element it does not know.
+   * Absent: advanced pipelines hold nothing of this plugin's.
+   */
+  elementClaims?(element: ParsedElement): Claim[];
   /**
    * The secrets inside a URI this plugin accepts (a transport's passphrase, a push output's stream key): each returned substring of
    * uri is sealed at rest, shown as "***" in every response and never written to a log. Absent: none.

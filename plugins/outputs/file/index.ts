@@ -3,7 +3,7 @@
  * recording cut short still plays; every container is finalised with EOS on stop.
  */
 import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { definePlugin, element, extension, filePath, resolvedFilePath, type OutputPlugin } from '../../../core/sdk';
 
 const CONTAINERS: Record<string, { container: string; muxer: (name: string) => string }> = {
@@ -11,6 +11,8 @@ const CONTAINERS: Record<string, { container: string; muxer: (name: string) => s
   mkv: { container: 'matroska', muxer: (name) => element('matroskamux', { name }) },
   mp4: { container: 'mp4', muxer: (name) => element('mp4mux', { name, 'fragment-duration': 1000 }) },
 };
+
+const FILE_SINKS = new Set(['filesink', 'multifilesink', 'splitmuxsink']);
 
 export default definePlugin<OutputPlugin>({
   kind: 'output',
@@ -45,6 +47,12 @@ export default definePlugin<OutputPlugin>({
   },
   claims(output) {
     const path = filePath(output.uri) ?? output.uri;
+    return [{ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` }];
+  },
+  // The sinks that write a file at `location` (a multifilesink's or splitmuxsink's pattern is claimed as written).
+  elementClaims(el) {
+    if (!FILE_SINKS.has(el.factory) || !el.properties.location) return [];
+    const path = resolvePath(el.properties.location);
     return [{ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` }];
   },
   // The filesink holds the file open: deleted, or its directory removed, it keeps writing where nobody can read.

@@ -34,6 +34,11 @@ export default definePlugin<OutputPlugin>({
     const t = target(output);
     return t?.listen ? [{ resource: 'port', key: `tcp:${t.port}`, label: `TCP port ${t.port}` }] : [];
   },
+  elementClaims(el) {
+    // Port 0 asks the kernel for any free port: nothing to conflict on.
+    const port = el.factory === 'tcpserversink' && /^\d+$/.test(el.properties.port ?? '') ? Number(el.properties.port) : 0;
+    return port ? [{ resource: 'port', key: `tcp:${port}`, label: `TCP port ${port}` }] : [];
+  },
   fragment(output, streams, ctx) {
     const t = target(output)!;
     const sink = t.listen

@@ -5,9 +5,26 @@
  * described by the SDP at GET /svc/pipeline/{id}/sdp. Multicast is sent on the interface named by network_interface or inline as
  * udp://iface@group:port, with TTL 1 (the appliance's segment).
  */
-import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type Claim, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 
 const MULTICAST_TTL = 1;
+
+function udpClaim(host: string, port: number, iface: string | undefined): Claim {
+  return isMulticast(host)
+    ? { resource: 'udp-multicast', key: `${host}:${port}@${iface ?? ''}`, label: `UDP multicast group ${host}:${port}${iface ? ` on ${iface}` : ''}` }
+    : { resource: 'udp-destination', key: `${host.toLowerCase()}:${port}`, label: `UDP destination ${host}:${port}` };
+}
+
+/** A port property's text as a port (0 and anything else: none). */
+const portOf = (text: string | undefined): number | null => (text !== undefined && /^\d+$/.test(text) && Number(text) > 0 ? Number(text) : null);
+
+/** host:port pairs of multiudpsink's `clients` ("h1:p1,h2:p2", IPv6 as [h]:p). */
+function clientList(text: string): Array<{ host: string; port: number }> {
+  return text.split(',').map((s) => s.trim()).filter(Boolean).flatMap((c) => {
+    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(c);
+    return m && Number(m[2]) > 0 ? [{ host: m[1], port: Number(m[2]) }] : [];
+  });
+}
 
 function target(output: OutputSpec) {
   const hp = parseHostPort(output.uri, 'udp');
@@ -38,10 +55,17 @@ export default definePlugin<OutputPlugin>({
   },
   claims(output) {
     const t = target(output);
-    if (!t) return [];
-    return t.multicast
-      ? [{ resource: 'udp-multicast', key: `${t.host}:${t.port}@${t.iface ?? ''}`, label: `UDP multicast group ${t.host}:${t.port}${t.iface ? ` on ${t.iface}` : ''}` }]
-      : [{ resource: 'udp-destination', key: `${t.host.toLowerCase()}:${t.port}`, label: `UDP destination ${t.host}:${t.port}` }];
+    return t ? [udpClaim(t.host, t.port, t.iface)] : [];
+  },
+  elementClaims(el) {
+    const p = el.properties;
+    const iface = p['multicast-iface'] || undefined;
+    if (el.factory === 'udpsink') {
+      const port = portOf(p.port);
+      return p.host && port ? [udpClaim(p.host, port, iface)] : [];
+    }
+    if (el.factory === 'multiudpsink') return clientList(p.clients ?? '').map((c) => udpClaim(c.host, c.port, iface));
+    return [];
   },
   fragment(output, streams, ctx) {
     const t = target(output)!;

@@ -32,6 +32,10 @@ export default definePlugin<SourcePlugin>({
     const path = devicePath(source.uri) ?? source.uri;
     return [{ resource: 'camera', key: path, label: `camera ${path}`, exclusiveWithinPipeline: true }];
   },
+  elementClaims(el) {
+    const device = el.factory === 'v4l2src' ? el.properties.device : undefined;
+    return device ? [{ resource: 'camera', key: device, label: `camera ${device}`, exclusiveWithinPipeline: true }] : [];
+  },
   fragment(source, ctx) {
     const src = element('v4l2src', { name: ctx.name('src'), device: devicePath(source.uri)! });
     return { description: `${src} ! ${element('decodebin', { name: ctx.name('dec') })} ! ${caps('video/x-raw')}`, kind: 'raw' };
