@@ -27,7 +27,7 @@
  * | playing                  | rebuild (PATCH of size or rate)         | stopping → starting  | the new definition starts                                                      |
  * | starting (rebuild)       | the new definition fails                | starting (rollback)  | the previous definition starts again; wanted stays playing                   |
  * | starting (rollback)      | the previous definition fails too       | backoff              | recovery of the previous definition with backoff                             |
- * | any                      | delete                                  | deleted              | the backoff is cancelled; the host is stopped and closed                     |
+ * | idle, listening, backoff | delete (refused while playing)          | deleted              | the backoff is cancelled; the host is stopped and closed                     |
  * | any                      | shutdown                                | idle, no host        | no further restarts                                                           |
  *
  * The backoff is restartBaseMs × 2^attempts, never above restartMaxMs (both from the config); attempts count failed
