@@ -51,7 +51,9 @@ export class PipelineStorage {
 
   create(id: string, body: unknown): Promise<PipelineView> {
     const checked = storeBody.validate(objectBody(body));
-    if (checked.errors.length) throw validationError(checked.errors);
+    // In the order the API has always listed them: the fields it knows, then the ones it does not.
+    const unknown = (m: string) => m.endsWith(' is not a supported field');
+    if (checked.errors.length) throw validationError([...checked.errors.filter((m) => !unknown(m)), ...checked.errors.filter(unknown)]);
     const meta = checked.value!;
     const e = this.ctx.table.entry(id, 'PIPELINE_NOT_FOUND');
     return e.queue.run(async () => {
