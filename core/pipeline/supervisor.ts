@@ -8,27 +8,29 @@
  * running), starting (`running` set, not yet playing), playing, listening (on demand: `running` set, no client),
  * stopping (`stopping`), backoff (`restartTimer` set), deleted.
  *
- * | from                     | event                                   | to                   | what it does                                                                 |
- * |--------------------------|-----------------------------------------|----------------------|------------------------------------------------------------------------------|
- * | idle                     | play, create (API)                      | starting → playing   | wanted = playing; claims, licence, admission taken; host started if needed   |
- * | starting                 | the start fails (create, play)          | idle                 | wanted = ready; last_error, start failure (health failing); the API error     |
- * | starting                 | the start fails (restore, recovery)     | backoff              | wanted stays playing                                                           |
- * | starting                 | the host dies                           | backoff              | host_restarts + 1; the start answers 503/504                                   |
- * | idle (on demand)         | play, create                            | listening            | wanted = playing; the host's RTSP server listens                              |
- * | listening                | a client arrives (media-prepared)       | playing (on_demand)  | a stats window opens                                                          |
- * | playing (on_demand)      | the last client leaves                  | listening            |                                                                               |
- * | playing, listening       | stop                                    | stopping → idle      | wanted = ready; EOS first where files are finalised; a backoff is cancelled   |
- * | playing                  | a finite source ends (EOS)              | stopping → idle      | wanted = ready                                                                |
- * | playing                  | an error, a lost or silent source       | stopping → backoff   | source_reconnects + 1; EOS first (the recording stays playable)               |
- * | any but deleted          | the host dies                           | backoff              | host_restarts + 1; claims released; state ready                              |
- * | stopping                 | the host dies                           | backoff → idle       | the stop completes; a new idle host is started after the backoff             |
- * | backoff                  | the timer fires, wanted ready           | idle                 | a new host only                                                               |
- * | backoff                  | the timer fires, wanted playing         | starting / listening | success resets the backoff; failure doubles it, up to the ceiling            |
- * | playing                  | rebuild (PATCH of size or rate)         | stopping → starting  | the new definition starts                                                      |
- * | starting (rebuild)       | the new definition fails                | starting (rollback)  | the previous definition starts again; wanted stays playing                   |
- * | starting (rollback)      | the previous definition fails too       | backoff              | recovery of the previous definition with backoff                             |
- * | idle, listening, backoff | delete (refused while playing)          | deleted              | the backoff is cancelled; the host is stopped and closed                     |
- * | any                      | shutdown                                | idle, no host        | no further restarts                                                           |
+ * | from                     | event                               | to                               | what it does                                                                        |
+ * |--------------------------|-------------------------------------|----------------------------------|-------------------------------------------------------------------------------------|
+ * | idle                     | play, create                        | starting → playing               | wanted = playing; claims, licence and admission taken; a host started if needed     |
+ * | starting                 | the start fails (create, play)      | idle                             | wanted = ready; `last_error`, health failing; the API answers the failure           |
+ * | starting                 | the start fails (restore, recovery) | backoff                          | wanted stays playing                                                                |
+ * | starting                 | the host dies                       | backoff                          | `host_restarts` + 1; the start answers 503 (504 on create)                          |
+ * | idle (on demand)         | play, create                        | listening                        | wanted = playing; the host's RTSP server listens                                    |
+ * | listening                | a client arrives                    | playing (`started_by` on_demand) |                                                                                     |
+ * | playing (on demand)      | the last client leaves              | listening                        |                                                                                     |
+ * | playing, listening       | stop                                | stopping → idle                  | wanted = ready; EOS first where files are finalised; a waiting restart is cancelled |
+ * | playing                  | a finite source ends                | stopping → idle                  | wanted = ready                                                                      |
+ * | playing                  | an error, a lost or silent source   | stopping → backoff               | `source_reconnects` + 1; EOS first, so a recording stays playable                   |
+ * | any but deleted          | the host dies                       | backoff                          | `host_restarts` + 1; claims released; state ready                                   |
+ * | stopping                 | the host dies                       | backoff → idle                   | the stop completes; a new idle host after the backoff                               |
+ * | backoff                  | the timer fires, ready wanted       | idle                             | a new host only                                                                     |
+ * | backoff                  | the timer fires, playing wanted     | starting or listening            | success resets the backoff; failure doubles it, up to its ceiling                   |
+ * | playing                  | PATCH of width, height or fps       | stopping → starting              | the new encoding starts                                                             |
+ * | starting (rebuild)       | the new encoding fails              | starting (rollback)              | the previous encoding starts again; wanted stays playing; PATCH answers the failure |
+ * | starting (rollback)      | the previous encoding fails too     | backoff                          | the previous encoding is recovered with backoff                                     |
+ * | idle, listening, backoff | delete                              | deleted                          | the waiting restart is cancelled; what runs is stopped; the host ends               |
+ * | any                      | SIGTERM                             | idle, no host                    | what runs is stopped with EOS; nothing restarts                                     |
+ *
+ * Delete is refused while playing (409, stop first); every other command waits its turn in the queue.
  *
  * The backoff is restartBaseMs × 2^attempts, never above restartMaxMs (both from the config); attempts count failed
  * recoveries in a row and go back to 0 at any start that reaches playing (or a host that starts, when ready is

@@ -3,6 +3,8 @@
  * (test/helpers/fake-host.ts) with fake timers: no process, no GStreamer, no real waiting. Backoff is 100 ms
  * doubling to 400 ms.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../core/errors/catalogue';
 import type { HostCommand } from '../../core/engine/protocol';
@@ -300,5 +302,28 @@ describe('shutdown', () => {
     expect(host.alive).toBe(false);
     await vi.advanceTimersByTimeAsync(2000);
     expect(t.hosts.of('sd')).toHaveLength(1);
+  });
+});
+
+describe('the transition table', () => {
+  /** The rows of the first markdown table after `from` in text (cells trimmed). */
+  function rows(text: string): string[][] {
+    const lines = text.split('\n').map((l) => l.replace(/^\s*\*\s?/, '').trim());
+    const start = lines.findIndex((l) => /^\|\s*from\s*\|/.test(l));
+    const table: string[][] = [];
+    for (const l of lines.slice(start)) {
+      if (!l.startsWith('|')) break;
+      if (/^\|[-|\s]+\|$/.test(l)) continue;
+      table.push(l.slice(1, -1).split('|').map((c) => c.trim()));
+    }
+    return table;
+  }
+
+  it('in docs/operations.md is the one in the supervisor\'s doc comment', () => {
+    const root = join(__dirname, '../..');
+    const documented = rows(readFileSync(join(root, 'docs/operations.md'), 'utf8'));
+    const commented = rows(readFileSync(join(root, 'core/pipeline/supervisor.ts'), 'utf8'));
+    expect(documented.length).toBeGreaterThan(10);
+    expect(commented).toEqual(documented);
   });
 });
