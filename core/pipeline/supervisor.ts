@@ -100,6 +100,13 @@ export interface SupervisorContext {
   shuttingDown(): boolean;
 }
 
+/**
+ * How much longer than the time a command gives the host (its timeoutMs) the core waits for the host's reply before it
+ * kills the host as hung: the host's own timeout answers first when the host is alive (docs/operations.md, systemd's
+ * TimeoutStopSec counts it).
+ */
+const REPLY_MARGIN_MS = 5000;
+
 /** A start by the API's hand, or the supervisor's own (restore, recovery) or a rebuild's: they differ in what a failure gives up. */
 type Attempt = Exclude<StartCause, 'update'> | 'rebuild';
 
@@ -252,7 +259,7 @@ export class PipelineSupervisor {
       await host.request({
         op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: startTimeoutMs,
         companionSinks: composed.companionSinks, watchSinks, klv, meters: composed.meters,
-      }, startTimeoutMs + 5000);
+      }, startTimeoutMs + REPLY_MARGIN_MS);
     } catch (err) {
       this.ctx.release(e);
       life.running = null;
@@ -320,7 +327,7 @@ export class PipelineSupervisor {
         .catch((err) => this.ctx.log.warn({ err: (err as Error).message }, 'the end-of-stream gate could not be closed'));
     }
     const { stopTimeoutMs } = this.ctx.opts;
-    return host.request({ op: 'stop', eos, timeoutMs: stopTimeoutMs }, stopTimeoutMs + 5000);
+    return host.request({ op: 'stop', eos, timeoutMs: stopTimeoutMs }, stopTimeoutMs + REPLY_MARGIN_MS);
   }
 
   /** Stops what runs (finalising files when eos), releases claims, and reports ready. */
@@ -394,7 +401,7 @@ export class PipelineSupervisor {
    */
   async probeSource(def: PipelineDefinition, host: EngineHost, probe: { description: string; sink: string }): Promise<{ codec: string; composed: ComposedPipeline }> {
     const { startTimeoutMs } = this.ctx.opts;
-    const caps = await host.request<string>({ op: 'probe', ...probe, timeoutMs: startTimeoutMs }, startTimeoutMs + 5000);
+    const caps = await host.request<string>({ op: 'probe', ...probe, timeoutMs: startTimeoutMs }, startTimeoutMs + REPLY_MARGIN_MS);
     const codec = this.ctx.registry.codecByCaps(caps);
     if (!codec) {
       const media = caps.split(',')[0];
