@@ -40,6 +40,10 @@ export interface ManagerOptions extends SupervisorOptions {
 
 export class PipelineManager implements EntryTable {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Beside the entries, not in them: an Entry is data every module reads (entry.ts), and its supervisor holds the only
+   * writable view of its lifecycle.
+   */
   private readonly supervisors = new WeakMap<Entry, PipelineSupervisor>();
   private readonly claims = new ClaimTable();
   readonly validator: PipelineValidator;
