@@ -43,14 +43,13 @@ import type { HostEvent } from '../engine/protocol';
 import type { PipelineEvents } from '../events/pipeline-events';
 import type { PluginRegistry } from '../plugins/registry';
 import type { Claim } from '../sdk';
-import type { ElementInfo } from '../../native';
 import { maskSecrets } from '../secrets/known-secrets';
 import { toPosition } from '../klv/geolocation';
 import type { KlvPosition } from '../klv/pacer';
-import { inspectFacts } from './advanced';
-import { CodecRefusedError, composePipeline, ComposeError, type ComposedPipeline, type ComposeSettings } from './compose';
+import type { ComposedPipeline, ComposeSettings } from './compose';
 import { statsOf, type Entry } from './entry';
 import type { HealthRecord } from './health-record';
+import { inspectDescription, probeSource } from './host-queries';
 import { backoffDelay, recoveryStep, type Lifecycle } from './lifecycle';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy } from './model';
 import type { OutputDirs } from './output-dirs';
@@ -382,9 +381,7 @@ export class PipelineSupervisor {
   async facts(def: PipelineDefinition): Promise<{ claims: Claim[]; features: string[] }> {
     if (def.mode !== 'advanced') return { claims: this.ctx.validator.claims(def), features: [] };
     const description = this.ctx.compose(def).description;
-    const host = await this.ensureHost();
-    const elements = await host.request<ElementInfo[]>({ op: 'inspect', description });
-    return inspectFacts(elements, this.ctx.registry);
+    return inspectDescription(await this.ensureHost(), description, this.ctx.registry);
   }
 
   /** A passed-through source's codec, probed in host (kept in the lifecycle), and the pipeline composed with it. */
@@ -394,29 +391,11 @@ export class PipelineSupervisor {
     return composed;
   }
 
-  /**
-   * Opens def's passed-through source in host and composes def with the codec found. Throws SourceRefusedError when
-   * def cannot take that video (the client's mistake, by kind: a codec the output refuses, or no codec plugin for
-   * it), and the host's error when the source cannot tell (silent, unreadable).
-   */
-  async probeSource(def: PipelineDefinition, host: EngineHost, probe: { description: string; sink: string }): Promise<{ codec: string; composed: ComposedPipeline }> {
-    const { startTimeoutMs } = this.ctx.opts;
-    const caps = await host.request<string>({ op: 'probe', ...probe, timeoutMs: startTimeoutMs }, startTimeoutMs + REPLY_MARGIN_MS);
-    const codec = this.ctx.registry.codecByCaps(caps);
-    if (!codec) {
-      const media = caps.split(',')[0];
-      throw new SourceRefusedError(`no codec plugin handles the source's video (${media})`,
-        [`source.uri: the source's video (${media}) is no installed codec plugin's, so it cannot be passed through; set encoding to encode it`]);
-    }
-    try {
-      return { codec: codec.codec, composed: composePipeline(def, this.ctx.registry, this.ctx.composeSettings(), codec.codec) };
-    } catch (err) {
-      if (err instanceof CodecRefusedError) {
-        throw new SourceRefusedError(err.message, err.errors.map((m) => `${m} (the source's video is ${err.codec}, passed through: set encoding to encode it)`));
-      }
-      if (err instanceof ComposeError) throw new SourceRefusedError(err.message, [err.message]);
-      throw err;
-    }
+  /** def's passed-through source opened in host (core/pipeline/host-queries.ts): its codec, and def composed with it. */
+  probeSource(def: PipelineDefinition, host: EngineHost, probe: { description: string; sink: string }): Promise<{ codec: string; composed: ComposedPipeline }> {
+    return probeSource(host, def, probe, {
+      registry: this.ctx.registry, settings: this.ctx.composeSettings(), timeoutMs: this.ctx.opts.startTimeoutMs, replyMarginMs: REPLY_MARGIN_MS,
+    });
   }
 
   private onHostEvent(host: EngineHost, ev: HostEvent): void {
