@@ -63,6 +63,8 @@ export interface EntryTable {
   view(e: Entry): PipelineView;
   /** Tells watchers e's pipeline object changed (pipeline_status), and returns it. */
   changed(e: Entry): PipelineView;
+  /** Runs task inside id's queue, once the pipeline is known to be still there (a command queued before a DELETE). */
+  command<T>(id: string, task: (e: Entry) => Promise<T>): Promise<T>;
 }
 
 /** The statistics of e now, or null while it does not play. */

@@ -15,7 +15,6 @@ import type { ComposedPipeline } from './compose';
 import type { Entry, EntryTable } from './entry';
 import type { PipelineDefinition, PipelineView } from './model';
 import type { RunListener } from './supervisor';
-import { notFound } from './validate';
 
 export interface FeatureContext {
   readonly table: EntryTable;
@@ -30,17 +29,8 @@ export interface FeatureContext {
 export class PipelineFeatures implements RunListener {
   constructor(private readonly ctx: FeatureContext) {}
 
-  /** Runs task inside id's queue, once the pipeline is known to be still there. */
-  private command<T>(id: string, task: (e: Entry) => Promise<T>): Promise<T> {
-    const e = this.ctx.table.entry(id);
-    return e.queue.run(async () => {
-      if (e.life.deleted) throw notFound(id);
-      return task(e);
-    });
-  }
-
   framegrabStart(id: string, settings: FramegrabSettings): Promise<PipelineView> {
-    return this.command(id, async (e) => {
+    return this.ctx.table.command(id, async (e) => {
       const el = this.ctx.compose(e.def).framegrab;
       if (!el) throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no framegrab branch: framegrabs need a simple or multiview pipeline that encodes and is not on demand`);
       e.framegrab = { ...settings };
@@ -54,7 +44,7 @@ export class PipelineFeatures implements RunListener {
   }
 
   framegrabStop(id: string): Promise<PipelineView> {
-    return this.command(id, async (e) => {
+    return this.ctx.table.command(id, async (e) => {
       e.framegrab = null;
       if (e.life.state === 'playing' && e.life.running?.framegrab && e.life.host?.alive) await this.applyBranch(e);
       return this.ctx.table.changed(e);
@@ -89,7 +79,7 @@ export class PipelineFeatures implements RunListener {
   }
 
   private klvWant(id: string, wanted: boolean): Promise<PipelineView> {
-    return this.command(id, async (e) => {
+    return this.ctx.table.command(id, async (e) => {
       if (wanted && !e.klvSeen) {
         throw new ApiError('PIPELINE_CONFLICT', `pipeline "${id}" has no KLV to extract: klv.available is false (the source has carried none while playing)`);
       }

@@ -278,8 +278,7 @@ export class PipelineManager implements EntryTable {
     this.events.emit({ type: 'deleted', id });
   }
 
-  /** Runs task inside id's queue, once the pipeline is known to be still there (a command queued before a DELETE). */
-  private command<T>(id: string, task: (e: Entry) => Promise<T>): Promise<T> {
+  command<T>(id: string, task: (e: Entry) => Promise<T>): Promise<T> {
     const e = this.entry(id);
     return e.queue.run(async () => {
       if (e.life.deleted) throw notFound(id);
