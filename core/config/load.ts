@@ -8,7 +8,8 @@ import { SchemaValidator } from '../validation/validator';
 import { configSchema, OPTION_NAMES, type Config } from './schema';
 
 const validator = new SchemaValidator<Config>(configSchema);
-const NUMERIC = new Set(['port', 'webPort', 'explorerPort', 'startTimeoutMs', 'stopTimeoutMs', 'bodyLimit', 'sseKeepaliveMs', 'hostMemoryMaxMb', 'maxTotalPixelRate']);
+const NUMERIC = new Set(['port', 'webPort', 'explorerPort', 'startTimeoutMs', 'stopTimeoutMs', 'bodyLimit', 'sseKeepaliveMs', 'hostMemoryMaxMb', 'maxTotalPixelRate',
+  'restartBackoffBaseMs', 'restartBackoffMaxMs', 'hostStartTimeoutMs']);
 
 export class ConfigError extends Error {}
 
@@ -69,6 +70,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const r = validator.validate(merged);
   if (r.errors.length) throw new ConfigError(`invalid configuration: ${r.errors.join('; ')}`);
   const config = r.value as Config;
+  // The one rule between fields: a ceiling below the first wait would make the backoff shrink.
+  if (config.restartBackoffMaxMs < config.restartBackoffBaseMs) {
+    throw new ConfigError(`invalid configuration: restartBackoffMaxMs (${config.restartBackoffMaxMs}) must be at least restartBackoffBaseMs (${config.restartBackoffBaseMs})`);
+  }
   config.dataDir = resolve(config.dataDir);
   for (const k of ['licence', 'licenceKey', 'pluginsDir', 'tlsCert', 'tlsKey'] as const) {
     if (config[k]) config[k] = resolve(config[k] as string);

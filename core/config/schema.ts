@@ -9,6 +9,14 @@
 const HOST_MEMORY_MAX_MB = 4096;
 /** Above any one pipeline the codec limits allow (1 069 547 520 for H.265 and AV1): only a sum is refused. */
 const MAX_TOTAL_PIXEL_RATE = 1_200_000_000;
+/**
+ * Recovery of a dead host or a lost source waits a backoff that doubles from the base to the maximum: quick enough
+ * that a one-off crash costs half a second, slow enough that a host that dies at every start does not spin a core.
+ */
+const RESTART_BACKOFF_BASE_MS = 500;
+const RESTART_BACKOFF_MAX_MS = 30_000;
+/** A host that has not said `ready` by then is killed: loading GStreamer's registry cold on an arm64 appliance takes seconds. */
+const HOST_START_TIMEOUT_MS = 15_000;
 export interface Config {
   port: number;
   host: string;
@@ -34,6 +42,12 @@ export interface Config {
   hostMemoryMaxMb: number;
   /** The most width × height × fps all playing encoding pipelines may add up to; a start beyond it is refused. 0: none. */
   maxTotalPixelRate: number;
+  /** The first wait before a dead host or a lost source is recovered; it doubles at each failed attempt. */
+  restartBackoffBaseMs: number;
+  /** The ceiling of that doubling wait. */
+  restartBackoffMaxMs: number;
+  /** How long a new engine host may take to say it is ready before it is killed (a failed host start). */
+  hostStartTimeoutMs: number;
 }
 
 export const configSchema = {
@@ -59,6 +73,9 @@ export const configSchema = {
     procAsoundRoot: { type: 'string', minLength: 1, default: '/proc/asound' },
     hostMemoryMaxMb: { type: 'integer', minimum: 0, maximum: 1048576, default: HOST_MEMORY_MAX_MB },
     maxTotalPixelRate: { type: 'integer', minimum: 0, default: MAX_TOTAL_PIXEL_RATE },
+    restartBackoffBaseMs: { type: 'integer', minimum: 10, maximum: 600000, default: RESTART_BACKOFF_BASE_MS },
+    restartBackoffMaxMs: { type: 'integer', minimum: 10, maximum: 3600000, default: RESTART_BACKOFF_MAX_MS },
+    hostStartTimeoutMs: { type: 'integer', minimum: 500, maximum: 120000, default: HOST_START_TIMEOUT_MS },
   },
 } as const;
 
@@ -69,4 +86,5 @@ export const OPTION_NAMES: Record<keyof Config, string> = {
   tlsCert: 'tls-cert', tlsKey: 'tls-key', trustedProxies: 'trusted-proxies', startTimeoutMs: 'start-timeout-ms',
   stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', sseKeepaliveMs: 'sse-keepalive-ms', procAsoundRoot: 'proc-asound-root',
   hostMemoryMaxMb: 'host-memory-max-mb', maxTotalPixelRate: 'max-total-pixel-rate',
+  restartBackoffBaseMs: 'restart-backoff-base-ms', restartBackoffMaxMs: 'restart-backoff-max-ms', hostStartTimeoutMs: 'host-start-timeout-ms',
 };

@@ -3,7 +3,6 @@
  * so that an encoder abort or a hung state change takes down only this process. Commands arrive over IPC,
  * one at a time; bus messages go back as events. When the core goes away the host goes too.
  */
-import { existsSync, rmSync } from 'node:fs';
 import type { BusMessage, Pipeline, RtspServer } from '../../native';
 import type { RtspService } from '../sdk';
 import { KlvPacer } from '../klv/pacer';
@@ -11,13 +10,6 @@ import { StatsSampler } from './host-stats';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
 import { transportError, type SideTransport } from './transports';
-
-// Fault injection for tests of the supervisor: while this file exists, no engine host can start.
-const fault = process.env.ENCODERD_FAULT_HOST_START;
-if (fault && existsSync(fault)) process.exit(70);
-// And while this one exists, the next play fails as a state change would, once (the file is removed): a start that
-// fails for a valid definition, for tests of what follows (a patch's rollback).
-const playFault = process.env.ENCODERD_FAULT_HOST_PLAY;
 
 const native = loadNative();
 let pipeline: Pipeline | null = null;
@@ -158,10 +150,6 @@ function startRtsp(service: RtspService, producer: Pipeline | null): void {
 
 async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
   teardown();
-  if (playFault && existsSync(playFault)) {
-    rmSync(playFault, { force: true });
-    throw new HostError('NG_ERR_STATE', 'fault injected: the pipeline did not reach PLAYING');
-  }
   lastError = null;
   transports = cmd.meters?.transports ?? [];
   transportFailed = false;

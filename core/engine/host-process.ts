@@ -52,7 +52,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
 
   constructor(
     private readonly pipelineId: string,
-    private readonly opts: { startTimeoutMs?: number; env?: NodeJS.ProcessEnv; memoryMaxBytes?: number } = {},
+    private readonly opts: { startTimeoutMs: number; env?: NodeJS.ProcessEnv; memoryMaxBytes?: number },
   ) {
     super();
   }
@@ -81,7 +81,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new HostGoneError(`engine host for ${this.pipelineId} did not start in time`));
-      }, this.opts.startTimeoutMs ?? 15000);
+      }, this.opts.startTimeoutMs);
       child.on('message', (msg: HostMessage) => {
         if (isReply(msg)) return this.settle(msg.id, msg.ok ? { value: msg.result } : { error: msg.error });
         if (msg.event === 'ready') {
@@ -154,9 +154,12 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
   }
 }
 
-/** Engine hosts with an address-space ceiling (RLIMIT_AS) of memoryMaxBytes each; 0 or absent: none. */
-export function hostFactory(opts: { memoryMaxBytes?: number }): EngineHostFactory {
-  return (id) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes });
+/**
+ * Engine hosts with an address-space ceiling (RLIMIT_AS) of memoryMaxBytes each (0 or absent: none), each given
+ * startTimeoutMs to say it is ready.
+ */
+export function hostFactory(opts: { memoryMaxBytes?: number; startTimeoutMs: number }): EngineHostFactory {
+  return (id) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes, startTimeoutMs: opts.startTimeoutMs });
 }
 
 /** util-linux's prlimit, where it is: Node cannot set a child's rlimits itself. */

@@ -1,33 +1,25 @@
 /**
- * What the manager keeps for each pipeline, and the pipeline object every response shows of it. Only the
- * manager changes an Entry; everything here is data and pure functions of it.
+ * What the manager keeps for each pipeline, and the pipeline object every response shows of it. Each group of fields
+ * has one writer, named beside it; everything here is data and pure functions of it.
  */
-import type { EngineHost } from '../engine/host-process';
 import type { FramegrabSettings } from '../framegrabs/branch';
 import { SnapshotSlot } from '../framegrabs/snapshots';
-import type { ComposedPipeline } from '../compose';
-import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreMeta } from './model';
+import { newLifecycle, type Lifecycle } from './lifecycle';
+import type { PipelineDefinition, PipelineView, StoreMeta } from './model';
 import type { UriSecrets } from '../secrets/uri-secrets';
 import { SerialQueue } from './serial-queue';
-import type { HealthJudgement, StatsWindow } from './stats';
+import type { HealthJudgement } from './stats';
 import type { PipelineCounters, PipelineStats } from './stats-model';
 
 export interface Entry {
+  /** Written by the manager alone (PipelineManager.redefine): create, PUT, PATCH and a rebuild's rollback. */
   def: PipelineDefinition;
-  state: PipelineState;
-  startedBy: StartedBy;
-  /** What the operator asked for; recovery works towards it. */
-  wanted: 'playing' | 'ready';
-  host: EngineHost | null;
+  /** Written by the pipeline's supervisor alone (core/pipeline/supervisor.ts); read-only to everyone else. */
+  readonly life: Readonly<Lifecycle>;
   queue: SerialQueue;
-  running: ComposedPipeline | null;
-  lastError: string | null;
+  /** Written by the storage commands alone (core/pipeline/storage.ts). */
   store: StoreMeta | null;
-  restartAttempts: number;
-  restartTimer: NodeJS.Timeout | null;
-  deleted: boolean;
-  /** A stop is under way: the end-of-stream it causes is not a lost source. */
-  stopping: boolean;
+  // Written by the feature commands alone (core/pipeline/features.ts):
   /** Framegrabs the operator wants (kept across stop and play), or null. */
   framegrab: FramegrabSettings | null;
   /** The current picture for GET …/snapshot, and whether someone is asking (core/framegrabs/snapshots.ts). */
@@ -40,42 +32,44 @@ export interface Entry {
   klvWanted: boolean;
   /** KLV has arrived from the source. */
   klvSeen: boolean;
-  /** The video codec a probe found in the passed-through source; forgotten when the source is lost or a start fails. */
-  probedCodec?: string;
-  /** The samples of the current run while it plays (core/pipeline/stats.ts), else null. */
-  stats: StatsWindow | null;
+  // Written by the health record alone (core/pipeline/health-record.ts):
+  lastError: string | null;
   /** Since the pipeline was created. */
   counters: PipelineCounters;
   /** Times (ms) of recent failures: errors, host deaths, failed starts (trimmed to the health window). */
   failures: number[];
-  /** When the operator last wanted it playing (ms), for the stall rule; null while not wanted. */
-  wantedSince: number | null;
   /** The failure of the last start the operator asked for (create, play, restore); cleared by stop, play, update. */
   startFailure: string | null;
-  /**
-   * The current run was interrupted (an error, a lost source) and is being halted: what its dying pipeline posts next
-   * (the end-of-stream after a muxer's error) is a consequence, not another failure. Cleared at the next start.
-   */
-  interrupted: boolean;
-  /** Counts starts: which run an interruption belongs to. */
-  run: number;
   /** The last health judged, so a change is sent as pipeline_status. */
   health: HealthJudgement;
 }
 
 export function newEntry(def: PipelineDefinition, store: StoreMeta | null): Entry {
   return {
-    def, state: 'ready', startedBy: null, wanted: 'ready', host: null, queue: new SerialQueue(), running: null,
-    lastError: null, store, restartAttempts: 0, restartTimer: null, deleted: false, stopping: false,
+    def, life: newLifecycle(), queue: new SerialQueue(), store,
     framegrab: null, klvWanted: false, klvSeen: false, snapshot: new SnapshotSlot(), snapshotting: false, framegrabSavedAt: 0,
-    stats: null, counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null }, failures: [], wantedSince: null,
-    startFailure: null, interrupted: false, run: 0, health: { health: 'ok', reason: null },
+    lastError: null, counters: { host_restarts: 0, source_reconnects: 0, errors: 0, last_error: null }, failures: [],
+    startFailure: null, health: { health: 'ok', reason: null },
   };
+}
+
+/**
+ * What the modules beside the manager (storage, features) need of its table: an entry by id, its pipeline object,
+ * and watchers told of a change.
+ */
+export interface EntryTable {
+  /** The entry of id; 404 with the code the route lists (NOT_FOUND, or PIPELINE_NOT_FOUND for the store routes). */
+  entry(id: string, notFoundCode?: 'NOT_FOUND' | 'PIPELINE_NOT_FOUND'): Entry;
+  view(e: Entry): PipelineView;
+  /** Tells watchers e's pipeline object changed (pipeline_status), and returns it. */
+  changed(e: Entry): PipelineView;
+  /** Runs task inside id's queue, once the pipeline is known to be still there (a command queued before a DELETE). */
+  command<T>(id: string, task: (e: Entry) => Promise<T>): Promise<T>;
 }
 
 /** The statistics of e now, or null while it does not play. */
 export function statsOf(e: Entry, now = Date.now()): PipelineStats | null {
-  return e.state === 'playing' && e.stats ? e.stats.figures(now, e.counters) : null;
+  return e.life.state === 'playing' && e.life.stats ? e.life.stats.figures(now, e.counters) : null;
 }
 
 /**
@@ -94,8 +88,8 @@ export function viewOf(e: Entry, secrets?: UriSecrets, now = Date.now()): Pipeli
     encoding: d.encoding,
     output: d.output && secrets ? secrets.spec(d.output, 'output') : d.output,
     audio: d.audio, raw_pipeline: d.raw_pipeline,
-    state: e.state,
-    started_by: e.state === 'playing' ? e.startedBy : null,
+    state: e.life.state,
+    started_by: e.life.state === 'playing' ? e.life.startedBy : null,
     persisted: e.store !== null,
     geolocation: e.def.geolocation ?? null,
     klv: e.klvSeen ? { available: true, state: e.klvWanted ? 'running' : 'stopped' } : { available: false },

@@ -22,7 +22,7 @@ interface Kept {
 
 /** What viewOf reads of an entry, besides its statistics. */
 function inputsOf(e: Entry): unknown[] {
-  return [e.def, e.state, e.startedBy, e.store, e.store?.auto_start, e.store?.description, e.klvSeen, e.klvWanted,
+  return [e.def, e.life.state, e.life.startedBy, e.store, e.store?.auto_start, e.store?.description, e.klvSeen, e.klvWanted,
     e.framegrab, e.lastError, e.health.health, e.health.reason];
 }
 

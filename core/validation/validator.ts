@@ -2,7 +2,8 @@
  * JSON-schema validation whose messages name the field the way operators read them:
  * `encoding.bitrate must be between 5 and 5000`, `audio.volume must be between 0.0 and 2.0`.
  * Schemas carry their defaults; a schema may set `x-decimal: true` to print bounds as decimals and
- * `x-pattern-message` to explain a pattern in words.
+ * `x-pattern-message` to explain a pattern in words, and `x-message` to say every problem of that field in one
+ * sentence (where the API's text predates the schema).
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 
@@ -17,6 +18,7 @@ export interface ValidationResult<T> {
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false, verbose: true });
 ajv.addKeyword({ keyword: 'x-decimal' });
 ajv.addKeyword({ keyword: 'x-pattern-message' });
+ajv.addKeyword({ keyword: 'x-message' });
 
 const SHAPE_KEYWORDS = new Set(['type', 'additionalProperties', 'required', 'oneOf', 'anyOf', 'not', 'const', 'minProperties', 'dependentRequired']);
 
@@ -41,6 +43,7 @@ function describe(err: ErrorObject, prefix: string): string {
   const decimal = schema['x-decimal'] === true;
   const hasMin = typeof schema.minimum === 'number';
   const hasMax = typeof schema.maximum === 'number';
+  if (typeof schema['x-message'] === 'string') return `${field} ${schema['x-message']}`;
   switch (err.keyword) {
     case 'minimum':
     case 'maximum':

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { h264Body, hostPidsByPipeline, startService, waitFor, type RunningService } from '../helpers/service';
 import { openSse } from '../helpers/sse';
+import { hostFaultEnv } from '../helpers/host-faults';
 
 let svc: RunningService;
 let faultFile: string;
@@ -11,7 +12,7 @@ beforeAll(async () => {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   faultFile = join(mkdtempSync(join(tmpdir(), 'fault-')), 'no-hosts');
-  svc = await startService({ env: { ENCODERD_FAULT_HOST_START: faultFile } });
+  svc = await startService({ env: hostFaultEnv({ start: faultFile }) });
 });
 afterAll(async () => {
   rmSync(faultFile, { force: true });

@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, h264Body, hostPidsByPipeline, run, sleep, startService, udpReceiver, waitFor, type RunningService } from '../helpers/service';
+import { hostFaultEnv } from '../helpers/host-faults';
 
 let svc: RunningService;
 let playFault: string;
@@ -10,7 +11,7 @@ beforeAll(async () => {
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   playFault = join(mkdtempSync(join(tmpdir(), 'fault-')), 'fail-next-play');
-  svc = await startService({ env: { ENCODERD_FAULT_HOST_PLAY: playFault } });
+  svc = await startService({ env: hostFaultEnv({ play: playFault }) });
 });
 afterAll(async () => {
   await svc?.stop();

@@ -32,4 +32,13 @@ describe('config', () => {
     expect(() => loadConfig(['--nope', '1'], {})).toThrow(/unknown flag --nope/);
     expect(() => loadConfig([], { ENCODERD_LOG_LEVEL: 'loud' })).toThrow(/logLevel must be one of/);
   });
+
+  it('takes the restart backoff and the host start timeout from the config, and refuses a ceiling below the base', () => {
+    const c = loadConfig([], {});
+    expect([c.restartBackoffBaseMs, c.restartBackoffMaxMs, c.hostStartTimeoutMs]).toEqual([500, 30000, 15000]);
+    const set = loadConfig(['--restart-backoff-base-ms', '100', '--host-start-timeout-ms', '2000'], { ENCODERD_RESTART_BACKOFF_MAX_MS: '800' });
+    expect([set.restartBackoffBaseMs, set.restartBackoffMaxMs, set.hostStartTimeoutMs]).toEqual([100, 800, 2000]);
+    expect(() => loadConfig(['--restart-backoff-base-ms', '5000', '--restart-backoff-max-ms', '1000'], {})).toThrow(/restartBackoffMaxMs \(1000\) must be at least restartBackoffBaseMs/);
+    expect(() => loadConfig(['--host-start-timeout-ms', '10'], {})).toThrow(/hostStartTimeoutMs must be between 500 and 120000/);
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { newEntry, viewOf, type Entry } from '../../core/pipeline/entry';
+import type { Lifecycle } from '../../core/pipeline/lifecycle';
 import type { PipelineDefinition } from '../../core/pipeline/model';
 import type { StatsWindow } from '../../core/pipeline/stats';
 import { ViewJson } from '../../core/pipeline/view-json';
@@ -14,6 +15,9 @@ const def: PipelineDefinition = {
   source: { uri: 'test://smpte' }, encoding: { codec: 'h264', width: 320, height: 240, bitrate: 800 },
   output: { uri: 'udp://127.0.0.1:5000' }, geolocation: null,
 };
+
+/** The lifecycle is the supervisor's to write; the test plays its part. */
+const life = (e: Entry): Lifecycle => e.life as Lifecycle;
 
 /** A stand-in for the statistics window: a playing pipeline whose figures differ at every call. */
 function ticking(): StatsWindow {
@@ -29,7 +33,7 @@ describe('ViewJson', () => {
     const changes: Array<(x: Entry) => void> = [
       (x) => { x.def = { ...x.def, encoding: { ...x.def.encoding!, bitrate: 1200 } }; },
       (x) => { x.def = { ...x.def, geolocation: { latitude: 1, longitude: 2 } }; },
-      (x) => { x.state = 'playing'; x.startedBy = 'api'; },
+      (x) => { life(x).state = 'playing'; life(x).startedBy = 'api'; },
       (x) => { x.lastError = 'the source is gone "really"'; },
       (x) => { x.health = { health: 'degraded', reason: 'frames dropped' }; },
       (x) => { x.framegrab = { interval_seconds: 5, quality: 80 }; },
@@ -37,7 +41,7 @@ describe('ViewJson', () => {
       (x) => { x.klvWanted = true; },
       (x) => { x.store = { auto_start: true, description: 'roof "stats":null camera' }; },
       (x) => { x.store = { ...x.store!, description: 'mast' }; },
-      (x) => { x.state = 'ready'; x.startedBy = null; },
+      (x) => { life(x).state = 'ready'; life(x).startedBy = null; },
     ];
     for (const change of changes) {
       change(e);
@@ -48,9 +52,9 @@ describe('ViewJson', () => {
   it('serialises a playing pipeline\'s statistics at each request', () => {
     const cache = new ViewJson();
     const e = newEntry(def, { auto_start: false, description: 'x' });
-    e.state = 'playing';
-    e.startedBy = 'api';
-    e.stats = ticking();
+    life(e).state = 'playing';
+    life(e).startedBy = 'api';
+    life(e).stats = ticking();
     const first = JSON.parse(cache.of(e));
     const second = JSON.parse(cache.of(e));
     expect(first.stats.fps).toBe(15);

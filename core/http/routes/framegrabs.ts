@@ -44,9 +44,9 @@ export function framegrabRoutes(app: FastifyInstance, manager: PipelineManager, 
     },
   }, async (req) => {
     const body = { ...FRAMEGRAB_DEFAULTS, ...(req.body as { interval_seconds?: number; quality?: number } | null) };
-    return manager.framegrabStart((req.params as { id: string }).id, body);
+    return manager.features.framegrabStart((req.params as { id: string }).id, body);
   });
-  app.put('/svc/pipeline/:id/framegrab/stop', { schema: { params: idParams } }, async (req) => manager.framegrabStop((req.params as { id: string }).id));
+  app.put('/svc/pipeline/:id/framegrab/stop', { schema: { params: idParams } }, async (req) => manager.features.framegrabStop((req.params as { id: string }).id));
 
   app.get('/svc/files/framegrabs', {
     schema: {
@@ -86,6 +86,6 @@ export function framegrabRoutes(app: FastifyInstance, manager: PipelineManager, 
 }
 
 export function klvRoutes(app: FastifyInstance, manager: PipelineManager): void {
-  app.put('/svc/pipeline/:id/klv/start', { schema: { params: idParams } }, async (req) => manager.klvStart((req.params as { id: string }).id));
-  app.put('/svc/pipeline/:id/klv/stop', { schema: { params: idParams } }, async (req) => manager.klvStop((req.params as { id: string }).id));
+  app.put('/svc/pipeline/:id/klv/start', { schema: { params: idParams } }, async (req) => manager.features.klvStart((req.params as { id: string }).id));
+  app.put('/svc/pipeline/:id/klv/stop', { schema: { params: idParams } }, async (req) => manager.features.klvStop((req.params as { id: string }).id));
 }

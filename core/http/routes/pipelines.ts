@@ -1,6 +1,5 @@
 /** /svc/pipeline routes: thin translations between HTTP and the pipeline manager. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { validationError } from '../../errors/catalogue';
 import type { PipelineEvents } from '../../events/pipeline-events';
 import type { PipelineFilter, PipelineManager } from '../../pipeline/manager';
 import { openSse } from '../sse';
@@ -57,21 +56,12 @@ export function pipelineRoutes(app: FastifyInstance, manager: PipelineManager, e
   app.put('/svc/pipeline/:id/play', { schema: { params: idParams } }, async (req) => manager.play((req.params as { id: string }).id, 'api'));
   app.put('/svc/pipeline/:id/stop', { schema: { params: idParams } }, async (req) => manager.stop((req.params as { id: string }).id));
 
-  const storeBody = (body: unknown): Record<string, unknown> => (body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {});
   app.post('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req, reply) => {
-    const body = storeBody(req.body);
-    const errors: string[] = [];
-    if (body.auto_start !== undefined && typeof body.auto_start !== 'boolean') errors.push('auto_start must be a boolean');
-    if (body.description !== undefined && (typeof body.description !== 'string' || body.description.length > 1024)) {
-      errors.push('description must be a string of at most 1024 characters');
-    }
-    for (const k of Object.keys(body)) if (k !== 'auto_start' && k !== 'description') errors.push(`${k} is not a supported field`);
-    if (errors.length) throw validationError(errors);
-    const view = await manager.storeCreate((req.params as { id: string }).id, body as { auto_start?: boolean; description?: string });
+    const view = await manager.storage.create((req.params as { id: string }).id, req.body);
     return reply.code(201).send(view);
   });
-  app.patch('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storePatch((req.params as { id: string }).id, storeBody(req.body)));
-  app.delete('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storeDelete((req.params as { id: string }).id));
+  app.patch('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storage.patch((req.params as { id: string }).id, req.body));
+  app.delete('/svc/pipeline/:id/store', { schema: { params: idParams } }, async (req) => manager.storage.delete((req.params as { id: string }).id));
 
   app.get('/svc/pipeline/:id/stats', { schema: { params: idParams } }, async (req) => manager.stats((req.params as { id: string }).id));
 
