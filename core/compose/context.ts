@@ -3,7 +3,7 @@
  * names), the composed pipeline it returns and the pads the engine host measures. Pure, no I/O.
  */
 import { join } from 'node:path';
-import type { ComposeContext, OutputFragment, RtspService, SourceFragment } from '../sdk';
+import type { ComposeContext, HostService, OutputFragment, SourceFragment } from '../sdk';
 import type { FramegrabElements } from '../framegrabs/branch';
 import type { SideTransport } from '../engine/transports';
 
@@ -20,7 +20,7 @@ export function outputDirOf(outputsDir: string, pipelineId: string): string {
 
 export interface ComposedPipeline {
   description: string;
-  rtsp?: RtspService;
+  services?: HostService[];
   finaliseWithEos: boolean;
   /** The element of the video encoder, for live changes. */
   encoderElement?: string;

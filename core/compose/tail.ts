@@ -35,7 +35,7 @@ export interface TailInput {
 
 export interface Tail {
   /** The composed pipeline's fields the tail decides. */
-  composed: Pick<ComposedPipeline, 'description' | 'rtsp' | 'finaliseWithEos' | 'sdp' | 'klvInjector' | 'klvStamp' | 'eosGate'>;
+  composed: Pick<ComposedPipeline, 'description' | 'services' | 'finaliseWithEos' | 'sdp' | 'klvInjector' | 'klvStamp' | 'eosGate'>;
   /** The output's fragment, for what the caller reports of it (its transport). */
   fragment: OutputFragment;
 }
@@ -56,10 +56,11 @@ export function outputTail(t: TailInput): Tail {
   if (t.framegrab) parts.push(t.framegrab.branch);
   parts.push(...(t.extra ?? []));
   const description = parts.filter(Boolean).join(' ');
-  const rtsp = of.rtsp?.mode === 'launch' ? { ...of.rtsp, launch: `( ${description} )` } : of.rtsp;
+  // An on-demand service builds the whole pipeline per client: it gets the description as its launch line.
+  const services = of.services?.map((s) => (s.launch !== undefined ? { ...s, launch: `( ${description} )` } : s));
   return {
     composed: {
-      description, rtsp, finaliseWithEos: Boolean(of.finaliseWithEos), sdp: of.sdp, klvInjector: klvIn?.appsrc,
+      description, ...(services ? { services } : {}), finaliseWithEos: Boolean(of.finaliseWithEos), sdp: of.sdp, klvInjector: klvIn?.appsrc,
       ...(klvIn ? { klvStamp: of.klvStamp ?? 'ahead' } : {}),
       ...(eosGate ? { eosGate } : {}),
     },

@@ -3,17 +3,19 @@
  * so that an encoder abort or a hung state change takes down only this process. Commands arrive over IPC,
  * one at a time; bus messages go back as events. When the core goes away the host goes too.
  */
-import type { BusMessage, Pipeline, RtspServer } from '../../native';
-import type { RtspService } from '../sdk';
+import type { BusMessage, Pipeline } from '../../native';
+import type { HostService } from '../sdk';
 import { KlvPacer } from '../klv/pacer';
 import { StatsSampler } from './host-stats';
+import { SERVICES, type RunningService } from './services';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
 import { transportError, type SideTransport } from './transports';
 
 const native = loadNative();
 let pipeline: Pipeline | null = null;
-let rtsp: RtspServer | null = null;
+/** The services running beside the pipeline (core/engine/services/), by the play command's order. */
+let services: RunningService[] = [];
 let lastError: string | null = null;
 let eosWaiter: (() => void) | null = null;
 /** Pipelines running beside the main one (a looped file's reader), each rebuilt at its end-of-stream. */
@@ -132,20 +134,25 @@ function teardown(): void {
   klvPacer?.stop();
   klvPacer = null;
   klvRelay = null;
-  rtsp?.close();
-  rtsp = null;
+  for (const s of services) s.close();
+  services = [];
   for (const c of companions) c.destroy();
   companions = [];
   pipeline?.destroy();
   pipeline = null;
 }
 
-function startRtsp(service: RtspService, producer: Pipeline | null): void {
-  rtsp = new native.RtspServer(service.host, service.port, (ev) => {
-    emit({ event: 'rtsp', type: ev.type, ...('clients' in ev ? { clients: ev.clients } : {}), ...('path' in ev ? { path: ev.path } : {}) });
-  });
-  if (service.mode === 'launch') rtsp.mountLaunch(service.path, service.launch);
-  else rtsp.mountFeed(service.path, producer as Pipeline, service.feeds);
+function startServices(specs: readonly HostService[], producer: Pipeline | null): void {
+  for (const spec of specs) {
+    const start = SERVICES.get(spec.kind);
+    if (!start) throw new HostError('NG_ERR_ARG', `this engine host has no service of kind "${spec.kind}"`);
+    services.push(start(native, spec, producer, (ev) => emit({ event: 'service', kind: spec.kind, ...ev })));
+  }
+}
+
+/** Clients of the services, or null without any (the statistics' rtsp_clients). */
+function serviceClients(): number | null {
+  return services.length ? services.reduce((n, s) => n + s.clients(), 0) : null;
 }
 
 async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
@@ -162,9 +169,14 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     const e = err as Error & { code?: string };
     throw new HostError(e.code ?? 'NG_ERR_STATE', `a companion pipeline did not start: ${e.message}`);
   }
-  if (cmd.rtsp?.mode === 'launch') {
-    // On demand: nothing runs until a client arrives; the RTSP server builds the media then.
-    startRtsp(cmd.rtsp, null);
+  if (cmd.services?.some((sv) => sv.launch !== undefined)) {
+    // On demand: nothing runs until a client arrives; the service builds the media then.
+    try {
+      startServices(cmd.services, null);
+    } catch (err) {
+      teardown();
+      throw err;
+    }
     if (cmd.meters) startStats(null, cmd.meters);
     return { state: 'ready' };
   }
@@ -177,7 +189,7 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     // From the start: the muxer outputs nothing, so the sinks never reach PLAYING, until its KLV input has data.
     if (cmd.klv) startKlv(pipeline, cmd.klv);
     const state = await playing;
-    if (cmd.rtsp) startRtsp(cmd.rtsp, pipeline);
+    if (cmd.services) startServices(cmd.services, pipeline);
     sampler?.start();
     return { state };
   } catch (err) {
@@ -192,7 +204,7 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
 }
 
 function newSampler(p: Pipeline | null, meters: NonNullable<Extract<HostCommand, { op: 'play' }>['meters']>): StatsSampler {
-  return new StatsSampler(p, meters, () => (rtsp ? rtsp.clientCount() : null), (sample) => emit({ event: 'stats', sample }));
+  return new StatsSampler(p, meters, serviceClients, (sample) => emit({ event: 'stats', sample }));
 }
 
 function startStats(p: Pipeline | null, meters: NonNullable<Extract<HostCommand, { op: 'play' }>['meters']>): void {
@@ -283,7 +295,7 @@ async function handle(cmd: HostCommand): Promise<unknown> {
       pipeline.forceKeyUnit(cmd.element);
       return null;
     case 'state':
-      return { state: pipeline ? pipeline.getState() : 'null', rtspClients: rtsp ? rtsp.clientCount() : 0 };
+      return { state: pipeline ? pipeline.getState() : 'null', rtspClients: serviceClients() ?? 0 };
   }
 }
 

@@ -1,12 +1,12 @@
 /** The IPC protocol between the core and one engine host. Commands carry an id; replies echo it. */
-import type { LiveChange, RtspService } from '../sdk';
+import type { HostService, LiveChange } from '../sdk';
 import type { KlvPosition } from '../klv/pacer';
 import type { Meters } from '../compose';
 import type { SideTransport, TransportFigures } from './transports';
 
 export type HostCommand =
   | {
-    op: 'play'; description: string; rtsp?: RtspService; timeoutMs: number; watchSinks?: string[]; companions?: string[];
+    op: 'play'; description: string; services?: HostService[]; timeoutMs: number; watchSinks?: string[]; companions?: string[];
     /** For each companion, the appsinks in it whose samples are sent like watchSinks'. */
     companionSinks?: string[][];
     /**
@@ -75,7 +75,8 @@ export type HostEvent =
   | { event: 'error'; message: string; source: string; debug: string }
   | { event: 'warning'; message: string; source: string }
   | { event: 'eos' }
-  | { event: 'rtsp'; type: string; clients?: number; path?: string }
+  /** A service's event (core/engine/services/service.ts ServiceEvent). */
+  | { event: 'service'; kind: string; type: string; clients?: number; path?: string }
   | { event: 'sample'; sink: string; data: Uint8Array; pts: number }
   | { event: 'element'; source: string; name: string; fields: Record<string, unknown> }
   | { event: 'stats'; sample: StatsSample };

@@ -256,7 +256,7 @@ export class PipelineSupervisor {
         : undefined;
       const { startTimeoutMs } = this.ctx.opts;
       await host.request({
-        op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: startTimeoutMs,
+        op: 'play', description: composed.description, services: composed.services, companions: composed.companions, timeoutMs: startTimeoutMs,
         companionSinks: composed.companionSinks, watchSinks, klv, meters: composed.meters,
       }, startTimeoutMs + REPLY_MARGIN_MS);
     } catch (err) {
@@ -297,7 +297,7 @@ export class PipelineSupervisor {
       const host = await this.ensureHost();
       if (composed.probe) composed = await this.probed(host, composed.probe);
       const { startTimeoutMs } = this.ctx.opts;
-      await host.request({ op: 'play', description: composed.description, rtsp: composed.rtsp, companions: composed.companions, timeoutMs: startTimeoutMs, meters: composed.meters });
+      await host.request({ op: 'play', description: composed.description, services: composed.services, companions: composed.companions, timeoutMs: startTimeoutMs, meters: composed.meters });
       life.running = composed;
       this.ctx.health.clearStartFailure(e);
       this.want('playing');
@@ -433,7 +433,7 @@ export class PipelineSupervisor {
         life.stats?.add(ev.sample);
         if (life.state === 'playing' && life.stats) this.ctx.events.emit({ type: 'stats', id, stats: statsOf(e)! });
         break;
-      case 'rtsp':
+      case 'service':
         if (!e.def.on_demand) break;
         if (ev.type === 'media-prepared') void e.queue.run(async () => {
           if (life.state !== 'playing') life.stats = new StatsWindow(new Date());

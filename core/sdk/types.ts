@@ -161,8 +161,11 @@ export interface OutputFragment {
   shared: string;
   /** For each stream in order, the chain appended after it (`queue ! mux.` or `... ! appsink name=x`). */
   streams: string[];
-  /** What the engine host must serve besides the pipeline: a local RTSP mount. */
-  rtsp?: RtspService;
+  /**
+   * What the engine host must serve besides the pipeline (a local RTSP mount), each by its kind (docs/plugins.md,
+   * "Host services"). At most one may build the media itself when a client arrives (`launch`, on demand).
+   */
+  services?: HostService[];
   /** The stream has a container that must be finalised with EOS on stop (files). */
   finaliseWithEos?: boolean;
   /** An SDP that describes the output, when it is RTP. */
@@ -178,9 +181,28 @@ export interface OutputFragment {
   klvStamp?: 'ahead' | 'due';
 }
 
+/**
+ * A service the engine host runs beside the pipeline, chosen by `kind` among the host's services
+ * (core/engine/services/): the core passes it through without reading it, except `launch`. A service with `launch`
+ * serves on demand: nothing runs until a client arrives, and it builds the media then from `launch`, which the core
+ * fills with the whole pipeline description (the plugin leaves it ''). Its events reach the core as
+ * `media-prepared` / `media-unprepared` (a client's media started, the last one ended), which drive an on-demand
+ * pipeline's state.
+ */
+export interface HostService {
+  kind: string;
+  launch?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The `rtsp` host service: a local RTSP server on host:port serving path. `feed`: the running pipeline's appsinks
+ * feed each client's media (`launch` of each feed: what follows its appsrc, ending in payloader payN); on demand
+ * (`launch`): the whole description, built per client session.
+ */
 export type RtspService =
-  | { mode: 'feed'; host: string; port: number; path: string; feeds: Array<{ appsink: string; launch: string }> }
-  | { mode: 'launch'; host: string; port: number; path: string; launch: string };
+  | { kind: 'rtsp'; mode: 'feed'; host: string; port: number; path: string; feeds: Array<{ appsink: string; launch: string }> }
+  | { kind: 'rtsp'; mode: 'launch'; host: string; port: number; path: string; launch: string };
 
 /** A property change applied to a running element. */
 export interface LiveChange {

@@ -69,7 +69,7 @@ describe('composeSimple with audio', () => {
     const c = composeSimple(base, registry, { rtspLatencyMs: 200 });
     expect(c.description).toContain('src. ! capsfilter caps="application/x-rtp,media=audio" ! decodebin name="adec" ! capsfilter caps="audio/x-raw" ! queue ! ');
     expect(c.description).toContain('codec2enc name="aenc" mode=1300 ! queue ! appsink name="rtsp_feed1"');
-    expect(c.rtsp).toMatchObject({
+    expect(c.services?.[0]).toMatchObject({
       mode: 'feed',
       // The KLV track last (docs/klv.md).
       feeds: [{ appsink: 'rtsp_feed0' }, { appsink: 'rtsp_feed1', launch: 'rtpcodec2pay name="pay1" pt=97 frames-per-packet=64 max-ptime=80000000' }, { appsink: 'rtsp_feed2', launch: 'rtpklvpay name="pay2" pt=98' }],
@@ -80,8 +80,8 @@ describe('composeSimple with audio', () => {
 
   it('RTSP on demand: pay0 and pay1 in the launch', () => {
     const c = composeSimple({ ...base, on_demand: true, audio: { ...DEFAULTS, source: 'test' } }, registry, { rtspLatencyMs: 200 });
-    expect(c.rtsp?.mode).toBe('launch');
-    const launch = (c.rtsp as { launch: string }).launch;
+    expect(c.services?.[0]?.mode).toBe('launch');
+    const launch = (c.services?.[0] as { launch: string }).launch;
     expect(launch).toMatch(/rtph264pay name="pay0" pt=96 .* audiotestsrc name="asrc" wave=0 is-live=true ! .* ! codec2enc name="aenc" mode=2400 ! queue ! rtpcodec2pay name="pay1" pt=97 /);
   });
 

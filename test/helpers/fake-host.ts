@@ -109,7 +109,7 @@ export class FakeEngineHost extends EventEmitter implements EngineHost {
 function answer(cmd: HostCommand): unknown {
   switch (cmd.op) {
     case 'play':
-      return { state: cmd.rtsp?.mode === 'launch' ? 'ready' : 'playing' };
+      return { state: cmd.services?.some((s) => s.launch !== undefined) ? 'ready' : 'playing' };
     case 'stop':
       return { state: 'null' };
     case 'inspect':

@@ -125,7 +125,7 @@ describe('composeMultiview', () => {
     const c = composeMultiview({ ...base, on_demand: true, output: { uri: 'rtsp://127.0.0.1:8554/mv' } }, registry, settings);
     expect(c.framegrab).toBeUndefined();
     expect(c.description).not.toContain('fgtee');
-    expect(c.rtsp).toMatchObject({ mode: 'launch', launch: `( ${c.description} )` });
+    expect(c.services?.[0]).toMatchObject({ mode: 'launch', launch: `( ${c.description} )` });
   });
 
   it('file and UDP inputs: each file has its own looping companion, losses of every input are watched', () => {

@@ -89,7 +89,7 @@ describe('composeSimple: passthrough (no encoding)', () => {
   it('into a local RTSP server, the feed payloads the probed codec', () => {
     const c = composeSimple({ ...pt, output: { uri: 'rtsp://0.0.0.0:8554/live' } }, registry, { rtspLatencyMs: 200 }, 'h265');
     expect(c.description).toContain('capsfilter caps="video/x-h265" ! identity name="srcmeter" silent=true ! h265parse config-interval=-1 ! queue ! appsink name="rtsp_feed0"');
-    expect(c.rtsp).toMatchObject({
+    expect(c.services?.[0]).toMatchObject({
       mode: 'feed',
       feeds: [{ appsink: 'rtsp_feed0', launch: 'h265parse ! rtph265pay name="pay0" pt=96 config-interval=-1' }, { appsink: 'rtsp_feed1', launch: 'rtpklvpay name="pay1" pt=97' }],
     });

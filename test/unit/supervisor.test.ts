@@ -238,11 +238,11 @@ describe('on demand', () => {
     const view = await t.manager.create(udpBody('od', od));
     expect(view.state).toBe('ready');
     const host = t.hosts.latest('od')!;
-    expect(plays(host)[0].rtsp).toMatchObject({ mode: 'launch' });
-    host.send({ event: 'rtsp', type: 'media-prepared' });
+    expect(plays(host)[0].services?.[0]).toMatchObject({ mode: 'launch' });
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
     await settle();
     expect(t.manager.get('od')).toMatchObject({ state: 'playing', started_by: 'on_demand' });
-    host.send({ event: 'rtsp', type: 'media-unprepared' });
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-unprepared' });
     await settle();
     expect(t.manager.get('od').state).toBe('ready');
   });
@@ -257,8 +257,8 @@ describe('on demand', () => {
     const fresh = t.hosts.latest('odr')!;
     expect(fresh).not.toBe(dead);
     expect(fresh.holding('play')).toBe(true);
-    dead.send({ event: 'rtsp', type: 'media-prepared' });
-    fresh.send({ event: 'rtsp', type: 'media-prepared' });
+    dead.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
+    fresh.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
     await settle();
     expect(t.manager.get('odr').state).toBe('ready');
     fresh.release('play');

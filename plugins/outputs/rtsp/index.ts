@@ -11,7 +11,7 @@
  * m=application … SMPTE336M/90000), stamped when due: nothing here waits for it.
  * The port is the same resource a listening TCP output claims.
  */
-import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, FIRST_DYNAMIC_PT, type OutputPlugin, type RtspService } from '../../../core/sdk';
 
 const DEFAULT_PORT = 554;
 
@@ -74,13 +74,14 @@ export default definePlugin<OutputPlugin>({
     const base = { host: t.host, port: t.port, path: t.path };
     if (onDemand) {
       // The core wraps the whole description as the launch line; it must end in the payloaders.
-      return { shared: '', streams: streams.map((_, i) => `queue ! ${payloader(i)}`), rtsp: { mode: 'launch', ...base, launch: '' }, sdp };
+      const service: RtspService = { kind: 'rtsp', mode: 'launch', ...base, launch: '' };
+      return { shared: '', streams: streams.map((_, i) => `queue ! ${payloader(i)}`), services: [service], sdp };
     }
     const feeds = streams.map((_, i) => ({ appsink: ctx.name(`rtsp_feed${i}`), launch: payloader(i) }));
     return {
       shared: '',
       streams: feeds.map((f) => `queue ! ${element('appsink', { name: f.appsink })}`),
-      rtsp: { mode: 'feed', ...base, feeds },
+      services: [{ kind: 'rtsp', mode: 'feed', ...base, feeds } satisfies RtspService],
       sdp,
       klvStamp: 'due',
     };
