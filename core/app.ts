@@ -158,7 +158,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   dispatcher.onDelivery(metrics.webhookDelivered);
   webhookRoutes(app, webhooks);
   const devices = createDevices({ native: loadNative, procAsoundRoot: resolve(config.procAsoundRoot), log: log.child({ component: 'devices' }) });
-  deviceRoutes(app, devices, manager);
+  deviceRoutes(app, devices, manager, registry.deviceFormatNames());
   eventRoutes(app, { manager, events, devices, keepaliveMs: config.sseKeepaliveMs });
   snapshotRoutes(app, manager);
 

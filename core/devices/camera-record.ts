@@ -26,24 +26,18 @@ export interface CameraRecord {
   in_use_by: string | null;
 }
 
-const CODED_NAMES: Record<string, string> = {
-  'image/jpeg': 'MJPEG',
-  'video/x-h264': 'H264',
-  'video/x-h265': 'H265',
-  'video/x-vp8': 'VP8',
-  'video/x-vp9': 'VP9',
-  'video/mpegts': 'MPEG-TS',
-};
+/** Names of coded formats by caps media type (MJPEG for image/jpeg): what the source plugins declare (SourcePlugin.deviceFormats). */
+export type FormatNames = Readonly<Record<string, string>>;
 
-function formatName(c: DeviceCaps): string | null {
-  return c.format ?? CODED_NAMES[c.media] ?? null;
+function formatName(c: DeviceCaps, names: FormatNames): string | null {
+  return c.format ?? names[c.media] ?? null;
 }
 
 /** Groups caps structures by format, and sizes within a format, keeping the device's own order. */
-export function formatsOf(caps: DeviceCaps[]): CameraFormat[] {
+export function formatsOf(caps: DeviceCaps[], names: FormatNames = {}): CameraFormat[] {
   const formats: CameraFormat[] = [];
   for (const c of caps) {
-    const name = formatName(c);
+    const name = formatName(c, names);
     let f = formats.find((x) => x.media === c.media && x.format === name);
     if (!f) {
       f = { media: c.media, format: name, sizes: [] };
@@ -78,12 +72,12 @@ export function cameraUser(devicePath: string, pipelines: readonly PipelineView[
   return null;
 }
 
-export function cameraRecord(device: DeviceInfo & { path: string }, pipelines: readonly PipelineView[]): CameraRecord {
+export function cameraRecord(device: DeviceInfo & { path: string }, pipelines: readonly PipelineView[], names: FormatNames = {}): CameraRecord {
   return {
     device_path: device.path,
     device_name: device.name,
     driver: device.driver,
-    formats: formatsOf(device.caps),
+    formats: formatsOf(device.caps, names),
     in_use_by: cameraUser(device.path, pipelines),
   };
 }

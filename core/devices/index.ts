@@ -44,4 +44,4 @@ export function createDevices(opts: { native: () => typeof Native; procAsoundRoo
 }
 
 export type { AudioDevice } from './asound';
-export { cameraRecord, type CameraRecord } from './camera-record';
+export { cameraRecord, type CameraRecord, type FormatNames } from './camera-record';

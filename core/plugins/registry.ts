@@ -74,6 +74,13 @@ export class PluginRegistry {
     return this.ofKind('codec').find((p) => p.macro?.tag === tag);
   }
 
+  /** The names every source plugin gives coded device formats (SourcePlugin.deviceFormats), merged in order. */
+  deviceFormatNames(): Readonly<Record<string, string>> {
+    const names: Record<string, string> = {};
+    for (const p of this.all()) if (p.kind === 'source' && p.deviceFormats) Object.assign(names, p.deviceFormats);
+    return names;
+  }
+
   summary(): PluginSummary[] {
     return this.plugins.map(({ plugin, origin }) => ({ name: plugin.name, kind: plugin.kind, version: plugin.version, origin }));
   }

@@ -55,6 +55,11 @@ export interface SourcePlugin extends PluginBase {
   producesRawOnly: boolean;
   /** Whether the stream carries audio that `audio.source = stream` can take. */
   mayCarryAudio: boolean;
+  /**
+   * Names for the coded formats a device of this kind offers, by caps media type (`image/jpeg` → `MJPEG`): the
+   * `format` of GET /svc/cameras for what is not raw video. Absent: none.
+   */
+  deviceFormats?: Readonly<Record<string, string>>;
   claims(source: SourceSpec): Claim[];
   /**
    * Advanced mode: the resources an element of a parsed raw pipeline holds, when it is one of this plugin's kind

@@ -1,6 +1,6 @@
 /** /svc/cameras, /svc/camera, /svc/cameras/events and /svc/audio-devices: thin reads of device discovery. */
 import type { FastifyInstance } from 'fastify';
-import { cameraRecord, type Devices } from '../../devices';
+import { cameraRecord, type Devices, type FormatNames } from '../../devices';
 import { ApiError, validationError } from '../../errors/catalogue';
 import type { PipelineManager } from '../../pipeline/manager';
 import { openSse } from '../sse';
@@ -40,10 +40,11 @@ const audioDevices = {
   },
 } as const;
 
-export function deviceRoutes(app: FastifyInstance, devices: Devices, manager: PipelineManager, keepaliveMs?: number): void {
+/** formatNames: the source plugins' names for coded device formats (PluginRegistry.deviceFormatNames). */
+export function deviceRoutes(app: FastifyInstance, devices: Devices, manager: PipelineManager, formatNames: FormatNames, keepaliveMs?: number): void {
   app.get('/svc/cameras', { schema: { response: { 200: { type: 'array', items: camera } } } }, async () => {
     const pipelines = manager.list();
-    return devices.cameras.list().map((d) => cameraRecord(d, pipelines));
+    return devices.cameras.list().map((d) => cameraRecord(d, pipelines, formatNames));
   });
 
   // `path` is checked in the handler, so a missing one is answered with a message naming it.
@@ -53,7 +54,7 @@ export function deviceRoutes(app: FastifyInstance, devices: Devices, manager: Pi
     if (typeof path !== 'string') throw validationError(['path must be a string']);
     const device = devices.cameras.get(path);
     if (!device) throw new ApiError('NOT_FOUND', `camera "${path}" not found`);
-    return cameraRecord(device, manager.list());
+    return cameraRecord(device, manager.list(), formatNames);
   });
 
   app.get('/svc/cameras/events', async (req, reply) => {

@@ -28,6 +28,15 @@ export default definePlugin<SourcePlugin>({
     const path = devicePath(source.uri)!;
     return existsSync(path) ? [] : [`source.uri camera ${path} does not exist (no such device is plugged in)`];
   },
+  // What a camera may offer besides raw video, named as operators know them (GET /svc/cameras).
+  deviceFormats: {
+    'image/jpeg': 'MJPEG',
+    'video/x-h264': 'H264',
+    'video/x-h265': 'H265',
+    'video/x-vp8': 'VP8',
+    'video/x-vp9': 'VP9',
+    'video/mpegts': 'MPEG-TS',
+  },
   claims(source) {
     const path = devicePath(source.uri) ?? source.uri;
     return [{ resource: 'camera', key: path, label: `camera ${path}`, exclusiveWithinPipeline: true }];
