@@ -47,7 +47,7 @@ export function outputTail(t: TailInput): Tail {
   // The KLV stream is always there when the output can carry it, so a geolocation patch applies without a restart. It
   // carries the geolocation, else the source's own KLV relayed by the engine host (a passed-through one too).
   const klvIn = !onDemand && t.output.carriesKlv?.(t.spec, t.video.codec) ? klvInjector(ctx) : undefined;
-  if (klvIn) streams.push({ media: 'klv', codec: KLV_STREAM });
+  if (klvIn) streams.push({ media: 'klv', codec: { ...KLV_STREAM, containers: t.video.codec?.containers ?? [] } });
   const of = t.output.fragment(t.spec, streams, ctx, { onDemand });
   const eosGate = t.passthrough && of.finaliseWithEos ? ctx.name('eosgate') : undefined;
   const video = eosGate ? `${t.video.chain} ! ${element('valve', { name: eosGate, 'drop-mode': 'forward-sticky-events' })}` : t.video.chain;

@@ -21,7 +21,8 @@ export const KLV_STREAM: CodecInfo = Object.freeze({
   codec: 'klv',
   media: 'klv' as const,
   caps: 'meta/x-klv',
-  containers: ['mpegts'],
+  // Whatever container the video goes in: an output carries KLV only where its carriesKlv said so (compose/tail.ts).
+  containers: [],
   parser: 'identity',
   rtp: {
     encodingName: 'SMPTE336M',

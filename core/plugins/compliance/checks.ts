@@ -80,7 +80,7 @@ function codecChecks(codec: CodecPlugin, { native, registry }: ComplianceEnv): C
       ensure(['video', 'audio'].includes(codec.media), `media ${json(codec.media)} must be video or audio`);
       ensure(/^(video|audio)\/[a-z0-9.+-]+$/.test(codec.caps), `caps ${json(codec.caps)} must be a video/ or audio/ media type`);
       ensure(typeof codec.licenceFeature === 'string' && codec.licenceFeature.length > 0, 'licenceFeature must be a non-empty string');
-      for (const c of codec.containers) ensure(['mpegts', 'matroska', 'mp4'].includes(c), `container ${json(c)} must be mpegts, matroska or mp4`);
+      for (const c of codec.containers) ensure(/^[a-z0-9]+$/.test(c), `container ${json(c)} must be a container's name in lower-case letters and digits`);
       ensure(native.hasElement(codec.parser), `parser ${codec.parser} is not an element of this GStreamer`);
     },
   }, {

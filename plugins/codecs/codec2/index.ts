@@ -54,8 +54,8 @@ export default definePlugin<CodecPlugin>({
   },
   // The spec's words (Audio validation table, create rule 4).
   refusals: {
-    mpegtsVideo: 'audio over these outputs requires the AV1 video codec',
-    mpegtsOnly: 'audio cannot be carried over {output}: it carries MPEG-TS, which has no Codec2 mapping; use a local RTSP output, or UDP or TCP with AV1',
+    muxedVideo: 'audio over these outputs requires the AV1 video codec',
+    muxOnly: 'audio cannot be carried over {output}: it carries MPEG-TS, which has no Codec2 mapping; use a local RTSP output, or UDP or TCP with AV1',
   },
   liveParams: [],
   rtp: {

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { definePlugin, element, tsOnlyOutputErrors, type OutputPlugin } from '../../../core/sdk';
+import { MPEG_TS } from '../../shared/mpegts';
 import { parseHlsUri } from './uri';
 
 const PLAYLIST = 'index.m3u8';
@@ -26,7 +27,7 @@ export default definePlugin<OutputPlugin>({
     const errors: string[] = [...parseHlsUri(output.uri).errors];
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
     // Segments are MPEG-TS: no AV1, no Codec2. A passed-through stream's codec (null at create) is asked again at start.
-    errors.push(...tsOnlyOutputErrors('hls://', pipeline, codec));
+    errors.push(...tsOnlyOutputErrors('hls://', pipeline, codec, MPEG_TS));
     return errors;
   },
   // The files go to a directory of the pipeline's own: nothing another pipeline could hold.

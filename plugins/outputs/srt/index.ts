@@ -6,7 +6,8 @@
  * the next keyframe. A caller whose listener is absent, lost or refuses it fails with an error the core reports and
  * recovers from with backoff, until the listener is there. README.md has the details.
  */
-import { definePlugin, element, tsCarriesKlv, tsOnlyOutputErrors, type OutputPlugin, type TransportStats } from '../../../core/sdk';
+import { definePlugin, element, muxCarriesKlv, tsOnlyOutputErrors, type OutputPlugin, type TransportStats } from '../../../core/sdk';
+import { MPEG_TS } from '../../shared/mpegts';
 import { describeTarget, parseSrtUri, srtClaims, srtProperties, srtSecrets, srtTarget, type SrtTarget } from '../../shared/srt';
 
 /** SRT's own figures about the connection, per caller for a listener (combined), or its one connection. */
@@ -50,12 +51,12 @@ export default definePlugin<OutputPlugin>({
     invalid: ['srt://127.0.0.1:9000?mode=push', 'srt://0.0.0.0:9000?passphrase=short', 'srt://127.0.0.1:9000?bitrate=1', 'srt://0.0.0.0:9000?mode=caller'],
   },
   supportsOnDemand: false,
-  carriesKlv: tsCarriesKlv,
+  carriesKlv: muxCarriesKlv(MPEG_TS),
   accepts: (uri) => uri.startsWith('srt://'),
   validate(output, pipeline, codec) {
     const parsed = parseSrtUri(output.uri, 'output.uri');
     const errors = 'errors' in parsed ? [...parsed.errors] : [];
-    errors.push(...tsOnlyOutputErrors('SRT', pipeline, codec));
+    errors.push(...tsOnlyOutputErrors('SRT', pipeline, codec, MPEG_TS));
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
     return errors;
   },

@@ -5,6 +5,7 @@
  * A listening port is the same resource as a local RTSP server's port, so the two conflict.
  */
 import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { MPEG_TS } from '../../shared/mpegts';
 
 const ANY = new Set(['0.0.0.0', '::']);
 
@@ -25,7 +26,7 @@ export default definePlugin<OutputPlugin>({
   accepts: (uri) => uri.startsWith('tcp://'),
   validate(output, pipeline, codec) {
     const errors: string[] = [];
-    errors.push(...streamOutputErrors('TCP', pipeline, codec));
+    errors.push(...streamOutputErrors('TCP', pipeline, codec, MPEG_TS));
     if (!target(output)) errors.push('output.uri must be tcp://0.0.0.0:port (listen) or tcp://host:port (connect)');
     if (output.network_interface) errors.push('output.network_interface is used only with a UDP multicast group');
     return errors;
@@ -45,7 +46,7 @@ export default definePlugin<OutputPlugin>({
       ? element('tcpserversink', { name: ctx.name('tcpsink'), host: t.host, port: t.port })
       : element('tcpclientsink', { name: ctx.name('tcpsink'), host: t.host, port: t.port });
     // Audio (Codec2) joins the bundle as its second stream; validate refused it beside a TS-bound video codec.
-    const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
+    const rtp = streams.some((s) => s.codec && !s.codec.containers.includes(MPEG_TS.container));
     if (rtp) {
       const bundle = rtpBundle(ctx, streams);
       const sdp = buildSdp({

@@ -6,6 +6,7 @@
  * udp://iface@group:port, with TTL 1 (the appliance's segment).
  */
 import { buildSdp, definePlugin, element, isMulticast, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type Claim, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { MPEG_TS } from '../../shared/mpegts';
 
 const MULTICAST_TTL = 1;
 
@@ -46,7 +47,7 @@ export default definePlugin<OutputPlugin>({
     const t = target(output);
     if (!t) return ['output.uri must be udp://host:port or udp://iface@group:port'];
     const errors: string[] = [];
-    errors.push(...streamOutputErrors('UDP', pipeline, codec));
+    errors.push(...streamOutputErrors('UDP', pipeline, codec, MPEG_TS));
     if (t.iface && !/^[a-zA-Z0-9_.:-]{1,15}$/.test(t.iface)) errors.push('output.network_interface must be an interface name');
     if (output.network_interface && t.iface && !t.multicast) {
       errors.push('output.network_interface is used only with a multicast group');
@@ -77,7 +78,7 @@ export default definePlugin<OutputPlugin>({
     });
     // A codec without a TS mapping goes as RTP (a passed-through stream's codec is probed before composing).
     // Audio (Codec2) joins the bundle as its second stream; validate refused it beside a TS-bound video codec.
-    const rtp = streams.some((s) => s.codec && !s.codec.containers.includes('mpegts'));
+    const rtp = streams.some((s) => s.codec && !s.codec.containers.includes(MPEG_TS.container));
     if (rtp) {
       const bundle = rtpBundle(ctx, streams);
       const sdp = buildSdp({
