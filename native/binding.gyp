@@ -12,8 +12,13 @@
       "src/elements/rtpcodec2depay.c",
       "src/elements/rtpcodec2pay.c"
     ],
-    "gst_plugin_sources": ["src/elements/plugin-entry.c"],
-    "test_addon_sources": ["test-addon/fake-cameras.c", "test-addon/fake-camera-provider.c"]
+    "gst_plugin_sources": [
+      "src/elements/plugin-entry.c"
+    ],
+    "test_addon_sources": [
+      "test-addon/fake-cameras.c",
+      "test-addon/fake-camera-provider.c"
+    ]
   },
   "targets": [
     {
@@ -21,17 +26,31 @@
       "sources": [
         "src/addon.c",
         "src/devices.c",
+        "src/gst-core.c",
+        "src/messages.c",
         "src/pipeline-messages.c",
         "src/pipeline.c",
         "src/rtsp-feed.c",
         "src/rtsp.c",
+        "src/stats-core.c",
         "src/stats.c",
+        "src/value-core.c",
         "src/value.c",
         "<@(element_sources)"
       ],
-      "cflags": ["-O2", "-Wall", "-Wno-unused-parameter", "-std=gnu11", "<!@(pkg-config --cflags <(gst_modules))"],
-      "libraries": ["<!@(pkg-config --libs <(gst_modules))"],
-      "defines": ["NAPI_VERSION=8"]
+      "cflags": [
+        "-O2",
+        "-Wall",
+        "-Wno-unused-parameter",
+        "-std=gnu11",
+        "<!@(pkg-config --cflags <(gst_modules))"
+      ],
+      "libraries": [
+        "<!@(pkg-config --libs <(gst_modules))"
+      ],
+      "defines": [
+        "NAPI_VERSION=8"
+      ]
     }
   ]
 }

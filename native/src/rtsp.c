@@ -10,6 +10,7 @@
  * late signal from a client being torn down never sees freed memory. */
 #include <gst/rtsp-server/rtsp-server.h>
 #include <gst/video/video.h>
+#include "ng.h"
 #include "rtsp-feed.h"
 
 /* How often sessions of vanished clients (no TEARDOWN) are expired. */
