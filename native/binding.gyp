@@ -1,6 +1,13 @@
 {
   "variables": {
     "gst_modules": "gstreamer-1.0 gstreamer-app-1.0 gstreamer-rtp-1.0 gstreamer-audio-1.0 gstreamer-video-1.0 gstreamer-rtsp-server-1.0 codec2",
+    "gst_core_sources": [
+      "src/gst-core.c",
+      "src/messages.c",
+      "src/rtsp-feed.c",
+      "src/stats-core.c",
+      "src/value-core.c"
+    ],
     "element_sources": [
       "src/elements/av1-obu.c",
       "src/elements/codec2-modes.c",
@@ -15,6 +22,17 @@
     "gst_plugin_sources": [
       "src/elements/plugin-entry.c"
     ],
+    "host_sources": [
+      "host/channel.c",
+      "host/commands.c",
+      "host/host-stats.c",
+      "host/klv-pacer.c",
+      "host/main.c",
+      "host/pipe.c",
+      "host/play.c",
+      "host/probe.c",
+      "host/rtsp-server.c"
+    ],
     "test_addon_sources": [
       "test-addon/fake-cameras.c",
       "test-addon/fake-camera-provider.c"
@@ -26,16 +44,12 @@
       "sources": [
         "src/addon.c",
         "src/devices.c",
-        "src/gst-core.c",
-        "src/messages.c",
         "src/pipeline-messages.c",
         "src/pipeline.c",
-        "src/rtsp-feed.c",
         "src/rtsp.c",
-        "src/stats-core.c",
         "src/stats.c",
-        "src/value-core.c",
         "src/value.c",
+        "<@(gst_core_sources)",
         "<@(element_sources)"
       ],
       "cflags": [
