@@ -89,7 +89,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   }
   container.register(TOKENS.PluginRegistry, { useValue: registry });
   if (config.hostMemoryMaxMb && !PRLIMIT) log.warn('prlimit (util-linux) is not installed: engine hosts run without a memory ceiling');
-  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hostFactory({ memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024 }) });
+  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hostFactory({ memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024, kind: config.engineHost }) });
   container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
   // No --licence at all is the unrestricted default; a configured one that fails to verify grants nothing.
   const licence = config.licence ? loadLicence(config.licence, config.licenceKey) : unrestricted;

@@ -34,6 +34,11 @@ export interface Config {
   hostMemoryMaxMb: number;
   /** The most width × height × fps all playing encoding pipelines may add up to; a start beyond it is refused. 0: none. */
   maxTotalPixelRate: number;
+  /**
+   * Which engine host runs each pipeline: `node` (core/engine/host-main.ts on the addon) or `native` (the executable
+   * native/build/encoderd-host, docs/engine-host.md). Same protocol, same isolation.
+   */
+  engineHost: 'node' | 'native';
 }
 
 export const configSchema = {
@@ -59,6 +64,7 @@ export const configSchema = {
     procAsoundRoot: { type: 'string', minLength: 1, default: '/proc/asound' },
     hostMemoryMaxMb: { type: 'integer', minimum: 0, maximum: 1048576, default: HOST_MEMORY_MAX_MB },
     maxTotalPixelRate: { type: 'integer', minimum: 0, default: MAX_TOTAL_PIXEL_RATE },
+    engineHost: { type: 'string', enum: ['node', 'native'], default: 'node' },
   },
 } as const;
 
@@ -68,5 +74,5 @@ export const OPTION_NAMES: Record<keyof Config, string> = {
   licence: 'licence', licenceKey: 'licence-key', pluginsDir: 'plugins-dir', logLevel: 'log-level',
   tlsCert: 'tls-cert', tlsKey: 'tls-key', trustedProxies: 'trusted-proxies', startTimeoutMs: 'start-timeout-ms',
   stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', sseKeepaliveMs: 'sse-keepalive-ms', procAsoundRoot: 'proc-asound-root',
-  hostMemoryMaxMb: 'host-memory-max-mb', maxTotalPixelRate: 'max-total-pixel-rate',
+  hostMemoryMaxMb: 'host-memory-max-mb', maxTotalPixelRate: 'max-total-pixel-rate', engineHost: 'engine-host',
 };
