@@ -5,6 +5,7 @@
       "src/gst-core.c",
       "src/messages.c",
       "src/rtsp-feed.c",
+      "src/rtsp-server.c",
       "src/stats-core.c",
       "src/value-core.c"
     ],
@@ -25,13 +26,13 @@
     "host_sources": [
       "host/channel.c",
       "host/commands.c",
+      "host/host-rtsp.c",
       "host/host-stats.c",
       "host/klv-pacer.c",
       "host/main.c",
       "host/pipe.c",
       "host/play.c",
-      "host/probe.c",
-      "host/rtsp-server.c"
+      "host/probe.c"
     ],
     "test_addon_sources": [
       "test-addon/fake-cameras.c",

@@ -75,7 +75,7 @@ const hostSources = [...listed('host_sources'), ...listed('gst_core_sources'), .
 const hostInputs = [gypFile, ...sources(join(native, 'host')), ...sources(join(native, 'src'))];
 if (force || mtime(host) < Math.max(...hostInputs.map(mtime))) {
   process.stderr.write('[setup] building the native engine host\n');
-  const flags = pkgConfig(...gyp.variables.gst_modules.split(' '), 'gstreamer-base-1.0', 'json-glib-1.0');
+  const flags = pkgConfig(...gyp.variables.gst_modules.split(' '), 'gstreamer-base-1.0', 'gstreamer-rtsp-1.0', 'json-glib-1.0');
   run('gcc', [...gccFlags.filter((f) => f !== '-shared' && f !== '-fPIC'), '-o', host, ...hostSources, ...flags, '-lm'], native);
 }
 

@@ -66,7 +66,7 @@ hs_sampler *hs_sampler_new(hp_pipe *p, JsonObject *meters, const char **code, ch
 void hs_sampler_start(hs_sampler *s);
 void hs_sampler_free(hs_sampler *s);
 
-/* ---- rtsp-server.c ---- */
+/* ---- host-rtsp.c ---- */
 
 typedef struct hr_server hr_server;
 /* Binds and mounts service (RtspService of core/sdk/types.ts); producer: the pipeline a feed takes samples from. */
