@@ -42,6 +42,9 @@ gboolean hp_pipe_wait_eos(hp_pipe *p, guint timeout_ms);
 ng_msg *hp_pipe_first_error(hp_pipe *p);
 guint64 hp_pipe_qos_dropped(hp_pipe *p);
 guint64 hp_pipe_ipc_dropped(hp_pipe *p);
+/* Waits until the main thread has handed on every message queued so far (command thread): what a failed state
+ * change reads of the run's errors includes those posted before it failed. */
+void hp_flush(void);
 /* To NULL, and no more messages; drops the caller's reference. */
 void hp_pipe_destroy(hp_pipe *p);
 hp_pipe *hp_pipe_ref(hp_pipe *p);

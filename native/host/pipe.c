@@ -225,6 +225,30 @@ guint64 hp_pipe_ipc_dropped(hp_pipe *p) {
   return __atomic_load_n(&p->dropped_messages, __ATOMIC_RELAXED) + __atomic_load_n(&p->dropped_samples, __ATOMIC_RELAXED);
 }
 
+typedef struct { GMutex m; GCond c; gboolean done; } barrier;
+
+static gboolean pass(gpointer data) {
+  barrier *b = data;
+  g_mutex_lock(&b->m);
+  b->done = TRUE;
+  g_cond_signal(&b->c);
+  g_mutex_unlock(&b->m);
+  return G_SOURCE_REMOVE;
+}
+
+void hp_flush(void) {
+  barrier b = { 0 };
+  g_mutex_init(&b.m);
+  g_cond_init(&b.c);
+  /* Same priority as the deliveries, queued after them: the main context dispatches them first. */
+  g_main_context_invoke_full(hc_context(), G_PRIORITY_DEFAULT, pass, &b, NULL);
+  g_mutex_lock(&b.m);
+  while (!b.done) g_cond_wait(&b.c, &b.m);
+  g_mutex_unlock(&b.m);
+  g_mutex_clear(&b.m);
+  g_cond_clear(&b.c);
+}
+
 void hp_pipe_destroy(hp_pipe *p) {
   if (!p) return;
   g_mutex_lock(&p->listen_lock);

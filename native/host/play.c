@@ -223,6 +223,7 @@ static void reset_run(JsonObject *meters) {
 /* A failed start: waits a moment for a transport's error when it has transports and none came yet, and takes the
  * run's error as the failure's cause. */
 static void failed_start(hc_error *e) {
+  hp_flush();
   g_mutex_lock(&error_lock);
   gint64 until = g_get_monotonic_time() + TRANSPORT_ERROR_GRACE_MS * G_TIME_SPAN_MILLISECOND;
   if (transport_elements && transport_elements[0])
@@ -311,6 +312,8 @@ JsonNode *hc_play(JsonObject *cmd, hc_error *e) {
     g_mutex_unlock(&run_lock);
   }
   if (s) hs_sampler_start(s);
+  /* The run's state changes go out before the reply, as they happened. */
+  hp_flush();
   return state_result(reached);
 }
 
