@@ -38,8 +38,6 @@ gboolean hp_pipe_watch_sink(hp_pipe *p, const char *name, const char **code, cha
 /* Waits up to timeout_ms for an end-of-stream posted since hp_pipe_expect_eos. */
 void hp_pipe_expect_eos(hp_pipe *p);
 gboolean hp_pipe_wait_eos(hp_pipe *p, guint timeout_ms);
-/* The first error of the run (since the last state change began), or NULL; g_free it. */
-ng_msg *hp_pipe_first_error(hp_pipe *p);
 guint64 hp_pipe_qos_dropped(hp_pipe *p);
 guint64 hp_pipe_ipc_dropped(hp_pipe *p);
 /* Waits until the main thread has handed on every message queued so far (command thread): what a failed state

@@ -88,10 +88,7 @@ static GstBusSyncReply on_bus(GstBus *bus, GstMessage *message, gpointer data) {
   if (m->type == NG_MSG_QOS) ng_qos_record(&p->qos, m->source, m->dropped);
   if (m->type == NG_MSG_ERROR && !p->first_error) {
     /* The first error is the cause; a failed state change adds a generic one after it. */
-    p->first_error = g_new0(ng_msg, 1);
-    p->first_error->source = g_strdup(m->source);
-    p->first_error->text = g_strdup(m->text);
-    p->first_error->debug = g_strdup(m->debug);
+    p->first_error = ng_msg_error_copy(m);
   }
   if (m->type == NG_MSG_EOS) {
     p->eos_seen = TRUE;
@@ -198,20 +195,6 @@ gboolean hp_pipe_wait_eos(hp_pipe *p, guint timeout_ms) {
   gboolean seen = p->eos_seen;
   g_mutex_unlock(&p->lock);
   return seen;
-}
-
-ng_msg *hp_pipe_first_error(hp_pipe *p) {
-  g_mutex_lock(&p->lock);
-  ng_msg *copy = NULL;
-  if (p->first_error) {
-    copy = g_new0(ng_msg, 1);
-    copy->type = NG_MSG_ERROR;
-    copy->source = g_strdup(p->first_error->source);
-    copy->text = g_strdup(p->first_error->text);
-    copy->debug = g_strdup(p->first_error->debug);
-  }
-  g_mutex_unlock(&p->lock);
-  return copy;
 }
 
 guint64 hp_pipe_qos_dropped(hp_pipe *p) {

@@ -41,15 +41,6 @@ void hc_klv_set(GBytes *packet, gint stamp_at, gboolean positioned, hc_error *e)
   g_mutex_unlock(&run_lock);
 }
 
-static ng_msg *error_copy(ng_msg *m) {
-  ng_msg *c = g_new0(ng_msg, 1);
-  c->type = NG_MSG_ERROR;
-  c->source = g_strdup(m->source);
-  c->text = g_strdup(m->text);
-  c->debug = g_strdup(m->debug);
-  return c;
-}
-
 static void emit_error(ng_msg *m) {
   JsonBuilder *b = hc_event("error");
   json_builder_set_member_name(b, "message");
@@ -91,7 +82,7 @@ static void on_message(hp_pipe *p, ng_msg *m, gpointer data) {
       /* A transport's failure causes what follows it (a typefind left without data): it stays the run's error. */
       if (!transport_failed) {
         g_clear_pointer(&last_error, ng_msg_free);
-        last_error = error_copy(m);
+        last_error = ng_msg_error_copy(m);
         if (transport_elements && g_strv_contains((const char *const *) transport_elements, m->source)) {
           transport_failed = TRUE;
           g_cond_broadcast(&transport_cond);
@@ -228,7 +219,7 @@ static void failed_start(hc_error *e) {
   gint64 until = g_get_monotonic_time() + TRANSPORT_ERROR_GRACE_MS * G_TIME_SPAN_MILLISECOND;
   if (transport_elements && transport_elements[0])
     while (!transport_failed && g_cond_wait_until(&transport_cond, &error_lock, until)) {}
-  if (last_error) e->cause = error_copy(last_error);
+  if (last_error) e->cause = ng_msg_error_copy(last_error);
   g_mutex_unlock(&error_lock);
   hc_teardown();
 }

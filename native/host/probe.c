@@ -16,17 +16,17 @@ typedef struct {
 static void on_message(hp_pipe *p, ng_msg *m, gpointer data) {
   probe_wait *w = data;
   g_mutex_lock(&w->lock);
-  gboolean settled = w->caps || w->code;
-  if (settled) {
-  } else if (m->type == NG_MSG_SAMPLE && !g_strcmp0(m->source, w->sink)) {
+  /* The first outcome stands. */
+  if (w->caps || w->code) {
+    g_mutex_unlock(&w->lock);
+    return;
+  }
+  if (m->type == NG_MSG_SAMPLE && !g_strcmp0(m->source, w->sink)) {
     w->caps = g_strdup(m->caps ? m->caps : "");
   } else if (m->type == NG_MSG_ERROR) {
     w->code = "NG_ERR_STATE";
     w->why = "the source could not be read";
-    w->cause = g_new0(ng_msg, 1);
-    w->cause->source = g_strdup(m->source);
-    w->cause->text = g_strdup(m->text);
-    w->cause->debug = g_strdup(m->debug);
+    w->cause = ng_msg_error_copy(m);
   } else if (m->type == NG_MSG_EOS) {
     w->code = "NG_ERR_STATE";
     w->why = "the source ended before any video arrived";

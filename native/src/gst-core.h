@@ -90,6 +90,8 @@ typedef struct {
 } ng_msg;
 
 void ng_msg_free(ng_msg *m);
+/* A copy of an error's source, text and debug (what a failure's cause carries). */
+ng_msg *ng_msg_error_copy(const ng_msg *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ng_msg, ng_msg_free)
 
 /* The data of a bus message of bin, or NULL for what nobody reads. A LATENCY message is answered here, as gst-launch

@@ -12,6 +12,15 @@ void ng_msg_free(ng_msg *m) {
   g_free(m);
 }
 
+ng_msg *ng_msg_error_copy(const ng_msg *m) {
+  ng_msg *c = g_new0(ng_msg, 1);
+  c->type = NG_MSG_ERROR;
+  c->source = g_strdup(m->source);
+  c->text = g_strdup(m->text);
+  c->debug = g_strdup(m->debug);
+  return c;
+}
+
 static gboolean recalculate_latency(gpointer bin) {
   gst_bin_recalculate_latency(bin);
   return G_SOURCE_REMOVE;
