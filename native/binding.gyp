@@ -26,6 +26,8 @@
     "host_sources": [
       "host/channel.c",
       "host/commands.c",
+      "host/companions.c",
+      "host/events.c",
       "host/host-rtsp.c",
       "host/host-stats.c",
       "host/klv-pacer.c",

@@ -1,4 +1,4 @@
-/* Between the command thread (commands.c) and what the commands run (play.c, probe.c). */
+/* Between the command thread (commands.c) and what the commands run (play.c, companions.c, probe.c, events.c). */
 #ifndef ENCODERD_HOST_COMMANDS_H
 #define ENCODERD_HOST_COMMANDS_H
 #include "host.h"
@@ -19,8 +19,16 @@ JsonNode *hc_probe(JsonObject *cmd, hc_error *e);
 hp_pipe *hc_running(hc_error *e);
 /* Hands the running pipeline's KLV pacer a new packet; NG_ERR_DESTROYED without one. */
 void hc_klv_set(GBytes *packet, gint stamp_at, gboolean positioned, hc_error *e);
-/* Rebuilds companion slot at its end-of-stream, when it is still the one that ended. */
-void hc_companion_ended(guint slot, hp_pipe *ended);
+/* Starts the play's companions (cmd.companions, watching cmd.companionSinks), in order; FALSE at the first that does
+ * not play, with e saying which. The caller tears down. */
+gboolean hc_companions_start(JsonObject *cmd, hc_error *e);
+/* Destroys the companions (any thread). */
+void hc_companions_stop(void);
+/* Events every pipeline of the host sends alike (events.c). */
+void hc_emit_error(const ng_msg *m);
+void hc_emit_sample(const ng_msg *m);
+/* Hands a sample of the KLV relay appsink to the running pacer (the source's own KLV); others are ignored. */
+void hc_klv_relay(const ng_msg *m);
 /* Queues a job for the command thread (any thread). */
 void hc_commands_job(void (*fn)(gpointer), gpointer data);
 

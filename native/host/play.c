@@ -1,20 +1,16 @@
-/* play and stop: the pipeline, its companions, RTSP server, statistics and KLV pacer, started in the order the Node
- * host starts them (core/engine/host-main.ts) and torn down together.
+/* play and stop: the pipeline, its companions (companions.c), RTSP server, statistics and KLV pacer, started in the
+ * order the Node host starts them (core/engine/host-main.ts) and torn down together.
  *
  * What runs is the command thread's; the exit path (main thread) may tear it down at any moment, so the pointers
  * below change under run_lock, which is never held across anything that blocks. */
 #include "commands.h"
 
-/* How a companion start waits; how long a failed start of a pipeline with a transport waits for the transport's own
- * error (a secure transport's "Incorrect passphrase" comes just after the failure it caused). */
-#define COMPANION_TIMEOUT_MS 15000
+/* How long a failed start of a pipeline with a transport waits for the transport's own error (a secure transport's
+ * "Incorrect passphrase" comes just after the failure it caused). */
 #define TRANSPORT_ERROR_GRACE_MS 500
 
 static GMutex run_lock;
 static hp_pipe *pipeline;
-static GPtrArray *companions;        /* hp_pipe per slot */
-static GStrv companion_descriptions;
-static JsonArray *companion_sinks;   /* per slot, the appsinks watched in it */
 static hr_server *rtsp;
 static hs_sampler *sampler;
 static hk_pacer *pacer;
@@ -41,30 +37,10 @@ void hc_klv_set(GBytes *packet, gint stamp_at, gboolean positioned, hc_error *e)
   g_mutex_unlock(&run_lock);
 }
 
-static void emit_error(ng_msg *m) {
-  JsonBuilder *b = hc_event("error");
-  json_builder_set_member_name(b, "message");
-  json_builder_add_string_value(b, m->text ? m->text : "");
-  json_builder_set_member_name(b, "source");
-  json_builder_add_string_value(b, m->source ? m->source : "");
-  json_builder_set_member_name(b, "debug");
-  json_builder_add_string_value(b, m->debug ? m->debug : "");
-  hc_emit(b);
-}
-
-static void emit_sample(ng_msg *m) {
+void hc_klv_relay(const ng_msg *m) {
   g_mutex_lock(&run_lock);
   if (pacer && !g_strcmp0(m->source, hk_pacer_relay_sink(pacer))) hk_pacer_relay(pacer, m->data, m->size);
   g_mutex_unlock(&run_lock);
-  g_autofree char *data = g_base64_encode(m->data ? m->data : (guint8 *) "", m->size);
-  JsonBuilder *b = hc_event("sample");
-  json_builder_set_member_name(b, "sink");
-  json_builder_add_string_value(b, m->source);
-  json_builder_set_member_name(b, "data");
-  json_builder_add_string_value(b, data);
-  json_builder_set_member_name(b, "pts");
-  json_builder_add_int_value(b, m->pts);
-  hc_emit(b);
 }
 
 /* The main pipeline's messages, as the core reads them (HostEvent). Main thread. */
@@ -89,7 +65,7 @@ static void on_message(hp_pipe *p, ng_msg *m, gpointer data) {
         }
       }
       g_mutex_unlock(&error_lock);
-      emit_error(m);
+      hc_emit_error(m);
       break;
     case NG_MSG_WARNING:
       b = hc_event("warning");
@@ -103,7 +79,8 @@ static void on_message(hp_pipe *p, ng_msg *m, gpointer data) {
       hc_emit(hc_event("eos"));
       break;
     case NG_MSG_SAMPLE:
-      emit_sample(m);
+      hc_klv_relay(m);
+      hc_emit_sample(m);
       break;
     case NG_MSG_ELEMENT:
       b = hc_event("element");
@@ -120,63 +97,6 @@ static void on_message(hp_pipe *p, ng_msg *m, gpointer data) {
   }
 }
 
-/* ---- companions ---- */
-
-typedef struct { guint slot; hp_pipe *ended; } companion_end;
-
-static void rebuild(gpointer data);
-
-static void on_companion(hp_pipe *p, ng_msg *m, gpointer data) {
-  if (m->type == NG_MSG_EOS) {
-    companion_end *c = g_new(companion_end, 1);
-    c->slot = GPOINTER_TO_UINT(data);
-    c->ended = hp_pipe_ref(p);
-    hc_commands_job(rebuild, c);
-  }
-  if (m->type == NG_MSG_ERROR) emit_error(m);
-  if (m->type == NG_MSG_SAMPLE) emit_sample(m);
-}
-
-/* Starts companion slot. At its end-of-stream it is destroyed and built again from the description: a fresh pipeline
- * re-links every dynamic pad (a NULL → PLAYING cycle of the same one does not: the description's delayed links are
- * one-shot), and the main pipeline, fed through an inter element, keeps running throughout. */
-static gboolean start_companion(guint slot, hc_error *e) {
-  g_autoptr(GError) err = NULL;
-  hp_pipe *p = hp_pipe_new(companion_descriptions[slot], on_companion, GUINT_TO_POINTER(slot), &err);
-  if (!p) return hc_fail(e, "NG_ERR_PARSE", "%s", err ? err->message : "could not parse the description"), FALSE;
-  g_mutex_lock(&run_lock);
-  g_ptr_array_index(companions, slot) = p;
-  g_mutex_unlock(&run_lock);
-  JsonArray *sinks = companion_sinks && slot < json_array_get_length(companion_sinks)
-    ? json_array_get_array_element(companion_sinks, slot) : NULL;
-  for (guint i = 0; sinks && i < json_array_get_length(sinks); i++) {
-    g_autofree char *why = NULL;
-    if (!hp_pipe_watch_sink(p, json_array_get_string_element(sinks, i), &e->code, &why)) return e->why = g_steal_pointer(&why), FALSE;
-  }
-  g_autofree char *why = NULL;
-  if (!hp_pipe_set_state(p, GST_STATE_PLAYING, COMPANION_TIMEOUT_MS, &e->code, &why)) return e->why = g_steal_pointer(&why), FALSE;
-  return TRUE;
-}
-
-static void rebuild(gpointer data) {
-  g_autofree companion_end *c = data;
-  g_autoptr(hp_pipe) ended = c->ended;
-  g_mutex_lock(&run_lock);
-  gboolean current = companions && c->slot < companions->len && g_ptr_array_index(companions, c->slot) == ended;
-  if (current) g_ptr_array_index(companions, c->slot) = NULL;
-  g_mutex_unlock(&run_lock);
-  if (!current) return;
-  hp_pipe_destroy(ended);
-  hc_error e = { 0 };
-  if (!start_companion(c->slot, &e)) {
-    ng_msg m = { .type = NG_MSG_ERROR, .source = "companion", .debug = "" };
-    m.text = g_strdup_printf("the looped source could not start again: %s", e.why);
-    emit_error(&m);
-    g_free(m.text);
-  }
-  g_free(e.why);
-}
-
 /* ---- teardown ---- */
 
 void hc_teardown(void) {
@@ -184,14 +104,12 @@ void hc_teardown(void) {
   hs_sampler *s = g_steal_pointer(&sampler);
   hk_pacer *k = g_steal_pointer(&pacer);
   hr_server *r = g_steal_pointer(&rtsp);
-  GPtrArray *cs = g_steal_pointer(&companions);
   hp_pipe *p = g_steal_pointer(&pipeline);
   g_mutex_unlock(&run_lock);
   if (s) hs_sampler_free(s);
   if (k) hk_pacer_free(k);
   if (r) hr_server_close(r);
-  for (guint i = 0; cs && i < cs->len; i++) hp_pipe_destroy(g_ptr_array_index(cs, i));
-  if (cs) g_ptr_array_unref(cs);
+  hc_companions_stop();
   hp_pipe_destroy(p);
 }
 
@@ -233,34 +151,12 @@ static JsonNode *state_result(const char *state) {
   return json_builder_get_root(b);
 }
 
-static gboolean start_companions(JsonObject *cmd, hc_error *e) {
-  JsonArray *descriptions = hc_array(cmd, "companions");
-  guint n = descriptions ? json_array_get_length(descriptions) : 0;
-  g_clear_pointer(&companion_descriptions, g_strfreev);
-  companion_descriptions = g_new0(char *, n + 1);
-  for (guint i = 0; i < n; i++) companion_descriptions[i] = g_strdup(json_array_get_string_element(descriptions, i));
-  g_clear_pointer(&companion_sinks, json_array_unref);
-  if (hc_array(cmd, "companionSinks")) companion_sinks = json_array_ref(hc_array(cmd, "companionSinks"));
-  g_mutex_lock(&run_lock);
-  companions = g_ptr_array_new();
-  g_ptr_array_set_size(companions, n);
-  g_mutex_unlock(&run_lock);
-  /* Companions first: they feed the main pipeline (or the on-demand media) from the start. */
-  for (guint i = 0; i < n; i++) {
-    if (start_companion(i, e)) continue;
-    g_autofree char *why = e->why;
-    e->why = g_strdup_printf("a companion pipeline did not start: %s", why);
-    hc_teardown();
-    return FALSE;
-  }
-  return TRUE;
-}
-
 JsonNode *hc_play(JsonObject *cmd, hc_error *e) {
   hc_teardown();
   JsonObject *meters = hc_object(cmd, "meters"), *service = hc_object(cmd, "rtsp"), *klv = hc_object(cmd, "klv");
   reset_run(meters);
-  if (!start_companions(cmd, e)) return NULL;
+  /* Companions first: they feed the main pipeline (or the on-demand media) from the start. */
+  if (!hc_companions_start(cmd, e)) return hc_teardown(), NULL;
   if (service && !g_strcmp0(hc_string(service, "mode", ""), "launch")) {
     /* On demand: nothing runs until a client arrives; the RTSP server builds the media then. */
     g_autofree char *why = NULL;
