@@ -4,6 +4,7 @@
  * between, and an exit 0 when the channel closes or on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -115,4 +116,27 @@ describe('native engine host', () => {
     expect(sample).toMatchObject({ sink: 'sink', pts: 0 });
     expect(Buffer.from(sample.data, 'base64').toString()).toBe('hello');
   });
+
+  it('play → stop cycles (with samples, stats and an RTSP feed) leave no file descriptor behind', async () => {
+    const h = await startHost();
+    const fds = () => readdirSync(`/proc/${h.child.pid}/fd`).length;
+    const play = {
+      op: 'play', timeoutMs: 5000, watchSinks: ['grab'],
+      description: 'videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! x264enc name=enc tune=zerolatency ! tee name=t '
+        + '! queue ! mpegtsmux ! fakesink name=out t. ! queue ! appsink name=grab t. ! queue ! appsink name=feed sync=false',
+      meters: { frames: { element: 'enc', pad: 'src' }, internalSinks: ['grab', 'feed'] },
+      rtsp: { mode: 'feed', host: '127.0.0.1', port: 0, path: '/live', feeds: [{ appsink: 'feed', launch: 'h264parse ! rtph264pay name=pay0 pt=96' }] },
+    };
+    const cycle = async () => {
+      expect(await h.request(play)).toMatchObject({ ok: true });
+      await new Promise((r) => setTimeout(r, 50));
+      // No end-of-stream: a producer's feed appsink holds it (the addon's too), and the wait would only slow the test.
+      expect(await h.request({ op: 'stop', eos: false, timeoutMs: 1000 })).toMatchObject({ ok: true });
+    };
+    for (let i = 0; i < 3; i++) await cycle();
+    const before = fds();
+    for (let i = 0; i < 15; i++) await cycle();
+    expect(fds()).toBeLessThanOrEqual(before);
+  });
 });
+
