@@ -1,6 +1,6 @@
 /**
- * The core's side of one engine host: forks it, sends commands, matches replies, and reports events and its
- * death. It knows nothing of pipelines' meaning; the manager decides what a death means.
+ * The core's side of one engine host: starts it (the Node host or the native one), sends commands, matches replies,
+ * and reports events and its death. It knows nothing of pipelines' meaning; the manager decides what a death means.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -172,9 +172,10 @@ export function hostFactory(opts: { memoryMaxBytes?: number; kind?: EngineHostKi
  * serialisation, one JSON text and a newline per message both ways. Under prlimit like the Node host.
  */
 function spawnNative(args: string[], memoryMaxBytes: number | undefined, env: NodeJS.ProcessEnv): ChildProcess {
-  const options = { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as const, serialization: 'json' as const, env };
-  if (!memoryMaxBytes || !PRLIMIT) return spawn(nativeEngineHost, args, { ...options, stdio: [...options.stdio] });
-  return spawn(PRLIMIT, [`--as=${memoryMaxBytes}`, '--', nativeEngineHost, ...args], { ...options, stdio: [...options.stdio] });
+  const [file, argv] = memoryMaxBytes && PRLIMIT
+    ? [PRLIMIT, [`--as=${memoryMaxBytes}`, '--', nativeEngineHost, ...args]]
+    : [nativeEngineHost, args];
+  return spawn(file, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json', env });
 }
 
 /** util-linux's prlimit, where it is: Node cannot set a child's rlimits itself. */
