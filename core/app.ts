@@ -3,7 +3,7 @@
  * and only here; tests build the same service with another config (or swap a seam in the container).
  */
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -43,7 +43,7 @@ import { unrestricted, type LicenceGate } from './licence/gate';
 import { loadLicence } from './licence/licence';
 import { createLogger } from './log/logger';
 import { createServiceMetrics } from './metrics/service-metrics';
-import { projectRoot } from './paths';
+import { nativeEngineHost, projectRoot } from './paths';
 import { PipelineManager } from './pipeline/manager';
 import { loadVendorPlugins } from './plugins/loader';
 import { PluginRegistry } from './plugins/registry';
@@ -88,8 +88,12 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
     log.info({ plugin: plugin.name, kind: plugin.kind, version: plugin.version, dir }, 'vendor plugin loaded');
   }
   container.register(TOKENS.PluginRegistry, { useValue: registry });
+  // At startup, not at the first create: a tree without the executable (a deployed one carries prebuilt addons only).
+  if (config.engineHost === 'native' && !overrides.hosts && !existsSync(nativeEngineHost)) {
+    throw new Error(`engineHost native: ${nativeEngineHost} is missing (node scripts/build-native.mjs builds it)`);
+  }
   if (config.hostMemoryMaxMb && !PRLIMIT) log.warn('prlimit (util-linux) is not installed: engine hosts run without a memory ceiling');
-  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hostFactory({ memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024, startTimeoutMs: config.hostStartTimeoutMs }) });
+  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hostFactory({ memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024, startTimeoutMs: config.hostStartTimeoutMs, kind: config.engineHost }) });
   container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
   // No --licence at all is the unrestricted default; a configured one that fails to verify grants nothing.
   const licence = config.licence ? loadLicence(config.licence, config.licenceKey) : unrestricted;

@@ -16,4 +16,6 @@ export const projectRoot = findRoot(__dirname);
 export const nativeDir = join(projectRoot, 'native');
 /** The compiled engine host entry; child processes always run compiled JS for a fast start. */
 export const engineHostScript = join(projectRoot, 'dist/core/engine/host-main.js');
+/** The native engine host executable (docs/engine-host.md), built by scripts/build-native.mjs. */
+export const nativeEngineHost = join(projectRoot, 'native/build/encoderd-host');
 export const standaloneGstPluginDir = join(projectRoot, 'native/build/gst-plugins');

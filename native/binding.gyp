@@ -1,6 +1,15 @@
 {
   "variables": {
     "gst_modules": "gstreamer-1.0 gstreamer-app-1.0 gstreamer-rtp-1.0 gstreamer-audio-1.0 gstreamer-video-1.0 gstreamer-rtsp-server-1.0 codec2",
+    "gst_core_sources": [
+      "src/gst-core.c",
+      "src/messages.c",
+      "src/rtsp-feed.c",
+      "src/rtsp-server.c",
+      "src/rtsp-unwatched.c",
+      "src/stats-core.c",
+      "src/value-core.c"
+    ],
     "element_sources": [
       "src/elements/av1-obu.c",
       "src/elements/codec2-modes.c",
@@ -12,8 +21,26 @@
       "src/elements/rtpcodec2depay.c",
       "src/elements/rtpcodec2pay.c"
     ],
-    "gst_plugin_sources": ["src/elements/plugin-entry.c"],
-    "test_addon_sources": ["test-addon/fake-cameras.c", "test-addon/fake-camera-provider.c"]
+    "gst_plugin_sources": [
+      "src/elements/plugin-entry.c"
+    ],
+    "host_sources": [
+      "host/channel.c",
+      "host/commands.c",
+      "host/companions.c",
+      "host/events.c",
+      "host/host-rtsp.c",
+      "host/host-stats.c",
+      "host/klv-pacer.c",
+      "host/main.c",
+      "host/pipe.c",
+      "host/play.c",
+      "host/probe.c"
+    ],
+    "test_addon_sources": [
+      "test-addon/fake-cameras.c",
+      "test-addon/fake-camera-provider.c"
+    ]
   },
   "targets": [
     {
@@ -23,16 +50,25 @@
         "src/devices.c",
         "src/pipeline-messages.c",
         "src/pipeline.c",
-        "src/rtsp-feed.c",
-        "src/rtsp-unwatched.c",
         "src/rtsp.c",
         "src/stats.c",
         "src/value.c",
+        "<@(gst_core_sources)",
         "<@(element_sources)"
       ],
-      "cflags": ["-O2", "-Wall", "-Wno-unused-parameter", "-std=gnu11", "<!@(pkg-config --cflags <(gst_modules))"],
-      "libraries": ["<!@(pkg-config --libs <(gst_modules))"],
-      "defines": ["NAPI_VERSION=8"]
+      "cflags": [
+        "-O2",
+        "-Wall",
+        "-Wno-unused-parameter",
+        "-std=gnu11",
+        "<!@(pkg-config --cflags <(gst_modules))"
+      ],
+      "libraries": [
+        "<!@(pkg-config --libs <(gst_modules))"
+      ],
+      "defines": [
+        "NAPI_VERSION=8"
+      ]
     }
   ]
 }

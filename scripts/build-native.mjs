@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Builds the N-API addon (native/build/Release/encoderd.node) and the standalone GStreamer plugin file
-// (native/build/gst-plugins/libgstencoderd.so) when a source is newer than what was built. --force rebuilds. --test
-// also builds the test-only fake camera addon (native/build/test/encoderd-fake-cameras.node).
+// Builds the N-API addon (native/build/Release/encoderd.node), the native engine host (native/build/encoderd-host,
+// docs/engine-host.md) and the standalone GStreamer plugin file (native/build/gst-plugins/libgstencoderd.so) when a
+// source is newer than what was built. --force rebuilds. --test also builds the test-only fake camera addon
+// (native/build/test/encoderd-fake-cameras.node).
 //
 // native/binding.gyp lists every source by name (a unit test checks the list against the files): the addon's in its
 // target, the standalone plugin's and the test addon's in its variables, which this script reads. It is plain JSON
@@ -18,6 +19,7 @@ const test = process.argv.includes('--test');
 const addon = join(native, 'build/Release/encoderd.node');
 const gstPlugin = join(native, 'build/gst-plugins/libgstencoderd.so');
 const testAddon = join(native, 'build/test/encoderd-fake-cameras.node');
+const host = join(native, 'build/encoderd-host');
 const gypFile = join(native, 'binding.gyp');
 const gyp = JSON.parse(readFileSync(gypFile, 'utf8'));
 const listed = (name) => gyp.variables[name].map((p) => join(native, p));
@@ -65,6 +67,16 @@ if (force || mtime(gstPlugin) < Math.max(mtime(gypFile), ...sources(join(native,
   const flags = pkgConfig('gstreamer-1.0', 'gstreamer-base-1.0', 'gstreamer-rtp-1.0', 'gstreamer-audio-1.0',
     'gstreamer-video-1.0', 'codec2');
   run('gcc', [...gccFlags, '-o', gstPlugin, ...elementSources, ...flags], native);
+}
+
+// The native engine host: an executable of the addon's GStreamer layer (its N-API-free files) and encoderd's elements,
+// registered statically as the addon does, with json-glib for the protocol's JSON lines.
+const hostSources = [...listed('host_sources'), ...listed('gst_core_sources'), ...listed('element_sources')];
+const hostInputs = [gypFile, ...sources(join(native, 'host')), ...sources(join(native, 'src'))];
+if (force || mtime(host) < Math.max(...hostInputs.map(mtime))) {
+  process.stderr.write('[setup] building the native engine host\n');
+  const flags = pkgConfig(...gyp.variables.gst_modules.split(' '), 'gstreamer-base-1.0', 'gstreamer-rtsp-1.0', 'json-glib-1.0');
+  run('gcc', [...gccFlags.filter((f) => f !== '-shared' && f !== '-fPIC'), '-o', host, ...hostSources, ...flags, '-lm'], native);
 }
 
 // The fake camera addon: a plain shared object like the plugin, against the Node headers node-gyp configured with

@@ -48,6 +48,11 @@ export interface Config {
   restartBackoffMaxMs: number;
   /** How long a new engine host may take to say it is ready before it is killed (a failed host start). */
   hostStartTimeoutMs: number;
+  /**
+   * Which engine host runs each pipeline: `node` (core/engine/host-main.ts on the addon) or `native` (the executable
+   * native/build/encoderd-host, docs/engine-host.md). Same protocol, same isolation.
+   */
+  engineHost: 'node' | 'native';
 }
 
 export const configSchema = {
@@ -76,6 +81,7 @@ export const configSchema = {
     restartBackoffBaseMs: { type: 'integer', minimum: 10, maximum: 600000, default: RESTART_BACKOFF_BASE_MS },
     restartBackoffMaxMs: { type: 'integer', minimum: 10, maximum: 3600000, default: RESTART_BACKOFF_MAX_MS },
     hostStartTimeoutMs: { type: 'integer', minimum: 500, maximum: 120000, default: HOST_START_TIMEOUT_MS },
+    engineHost: { type: 'string', enum: ['node', 'native'], default: 'node' },
   },
 } as const;
 
@@ -87,4 +93,5 @@ export const OPTION_NAMES: Record<keyof Config, string> = {
   stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', sseKeepaliveMs: 'sse-keepalive-ms', procAsoundRoot: 'proc-asound-root',
   hostMemoryMaxMb: 'host-memory-max-mb', maxTotalPixelRate: 'max-total-pixel-rate',
   restartBackoffBaseMs: 'restart-backoff-base-ms', restartBackoffMaxMs: 'restart-backoff-max-ms', hostStartTimeoutMs: 'host-start-timeout-ms',
+  engineHost: 'engine-host',
 };

@@ -1,11 +1,12 @@
 /**
- * The core's side of one engine host: forks it, sends commands, matches replies, and reports events and its
- * death. It knows nothing of pipelines' meaning; the manager decides what a death means.
+ * The core's side of one engine host: starts it (the Node host or the native one), sends commands, matches replies,
+ * and reports events and its death. It knows nothing of pipelines' meaning; the manager decides what a death means.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import { engineHostScript } from '../paths';
+import { engineHostScript, nativeEngineHost } from '../paths';
+import { NativeHostCodec } from './native-host';
 import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './protocol';
 import { isReply } from './protocol';
 
@@ -44,15 +45,20 @@ const ALLOCATION_FAILURE_SIGNALS = new Set(['SIGTRAP', 'SIGABRT', 'SIGSEGV', 'SI
 
 export type EngineHostFactory = (pipelineId: string) => EngineHost;
 
+/** Which engine host runs a pipeline (config engineHost): the Node one or the native executable. */
+export type EngineHostKind = 'node' | 'native';
+
 export class EngineHostProcess extends EventEmitter implements EngineHost {
   private child: ChildProcess | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private closing = false;
+  /** The native host's JSON-line encoding and the policy it leaves to the core (native-host.ts); null for Node's. */
+  private codec: NativeHostCodec | null = null;
 
   constructor(
     private readonly pipelineId: string,
-    private readonly opts: { startTimeoutMs: number; env?: NodeJS.ProcessEnv; memoryMaxBytes?: number },
+    private readonly opts: { startTimeoutMs: number; env?: NodeJS.ProcessEnv; memoryMaxBytes?: number; kind?: EngineHostKind },
   ) {
     super();
   }
@@ -67,22 +73,24 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
 
   start(): Promise<void> {
     this.closing = false;
-    const child = fork(engineHostScript, ['--pipeline', this.pipelineId], {
-      ...ceiling(this.opts.memoryMaxBytes),
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      // Two malloc arenas, not glibc's 8 per core: every pipeline start brings new streaming threads, each of which
-      // would otherwise take an arena of its own and keep its freed pages, so a host's RSS climbed with every
-      // rebuild, stop/play and RTSP session before levelling off (docs/operations.md, "Memory over weeks").
-      env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' },
-    });
+    // Two malloc arenas, not glibc's 8 per core: every pipeline start brings new streaming threads, each of which
+    // would otherwise take an arena of its own and keep its freed pages, so a host's RSS climbed with every
+    // rebuild, stop/play and RTSP session before levelling off (docs/operations.md, "Memory over weeks").
+    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' };
+    const args = ['--pipeline', this.pipelineId];
+    this.codec = this.opts.kind === 'native' ? new NativeHostCodec() : null;
+    const codec = this.codec;
+    const child = codec
+      ? spawnNative(args, this.opts.memoryMaxBytes, env)
+      : fork(engineHostScript, args, { ...ceiling(this.opts.memoryMaxBytes), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
     this.child = child;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new HostGoneError(`engine host for ${this.pipelineId} did not start in time`));
       }, this.opts.startTimeoutMs);
-      child.on('message', (msg: HostMessage) => {
+      child.on('message', (raw: HostMessage) => {
+        const msg = codec ? codec.decode(raw as unknown as Record<string, unknown>) : raw;
         if (isReply(msg)) return this.settle(msg.id, msg.ok ? { value: msg.result } : { error: msg.error });
         if (msg.event === 'ready') {
           clearTimeout(timer);
@@ -133,7 +141,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         reject(new HostCommandError('NG_ERR_TIMEOUT', `engine host did not answer ${cmd.op} in time`));
       }, timeoutMs);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      child.send({ id, cmd }, (err) => {
+      child.send(this.codec ? this.codec.encode(id, cmd) : { id, cmd }, (err) => {
         if (err) this.settle(id, { error: { code: 'HOST_GONE', message: err.message } });
       });
     });
@@ -155,11 +163,22 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
 }
 
 /**
- * Engine hosts with an address-space ceiling (RLIMIT_AS) of memoryMaxBytes each (0 or absent: none), each given
- * startTimeoutMs to say it is ready.
+ * Engine hosts of kind (Node by default) with an address-space ceiling (RLIMIT_AS) of memoryMaxBytes each (0 or
+ * absent: none), each given startTimeoutMs to say it is ready.
  */
-export function hostFactory(opts: { memoryMaxBytes?: number; startTimeoutMs: number }): EngineHostFactory {
-  return (id) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes, startTimeoutMs: opts.startTimeoutMs });
+export function hostFactory(opts: { memoryMaxBytes?: number; startTimeoutMs: number; kind?: EngineHostKind }): EngineHostFactory {
+  return (id) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes, startTimeoutMs: opts.startTimeoutMs, kind: opts.kind });
+}
+
+/**
+ * The native host (docs/engine-host.md): Node hands it the IPC channel's fd in NODE_CHANNEL_FD and, with `json`
+ * serialisation, one JSON text and a newline per message both ways. Under prlimit like the Node host.
+ */
+function spawnNative(args: string[], memoryMaxBytes: number | undefined, env: NodeJS.ProcessEnv): ChildProcess {
+  const [file, argv] = memoryMaxBytes && PRLIMIT
+    ? [PRLIMIT, [`--as=${memoryMaxBytes}`, '--', nativeEngineHost, ...args]]
+    : [nativeEngineHost, args];
+  return spawn(file, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json', env });
 }
 
 /** util-linux's prlimit, where it is: Node cannot set a child's rlimits itself. */

@@ -30,17 +30,6 @@ static guint loop_users = 0;
 
 GMainContext *ng_main_context(void) { return main_context; }
 
-const char *ng_state_name(GstState state) {
-  switch (state) {
-    case GST_STATE_VOID_PENDING: return "void-pending";
-    case GST_STATE_NULL: return "null";
-    case GST_STATE_READY: return "ready";
-    case GST_STATE_PAUSED: return "paused";
-    case GST_STATE_PLAYING: return "playing";
-  }
-  return "void-pending";
-}
-
 static ng_env *env_data(napi_env env) {
   void *data = NULL;
   return napi_get_instance_data(env, &data) == napi_ok ? data : NULL;

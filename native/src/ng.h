@@ -11,6 +11,7 @@
 #define ENCODERD_NG_H
 #include <node_api.h>
 #include <gst/gst.h>
+#include "gst-core.h"
 
 /* Throws an Error whose .code is code, and returns NULL from the binding. */
 #define NG_THROW(code, msg) do { napi_throw_error(env, code, msg); return NULL; } while (0)
@@ -60,11 +61,6 @@ napi_value ng_error(napi_env env, const char *code, const char *msg);
 /* The GstPipeline behind a JS Pipeline (a new ref), or NULL with NG_ERR_ARG / NG_ERR_DESTROYED thrown. */
 GstElement *ng_pipeline_unwrap(napi_env env, napi_value obj);
 
-/* Marks an appsink as used by one consumer (JS sample delivery or an RTSP feed), so two never fight over its
- * callbacks. Returns FALSE when another consumer has it already. Main thread only. */
-gboolean ng_appsink_claim(GstElement *sink, const char *owner);
-void ng_appsink_release(GstElement *sink);
-
 /* Each binding file registers its classes and functions on exports. */
 napi_value ng_pipeline_init(napi_env env, napi_value exports);
 napi_value ng_rtsp_init(napi_env env, napi_value exports);
@@ -79,7 +75,4 @@ void ng_untrack(napi_env env, void *obj);
 
 /* The GMainContext the addon's main-loop thread runs (RTSP servers, bus watches attach here). */
 GMainContext *ng_main_context(void);
-
-/* A GstState as its index.d.ts name. */
-const char *ng_state_name(GstState state);
 #endif

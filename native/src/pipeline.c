@@ -10,8 +10,6 @@
  * Process lifetime. The tsfn is unref'd: a live pipeline does not keep Node alive on its own (GStreamer's
  * threads are not libuv handles; whether the process should stay up is the service's decision, not C's).
  * A pending setState does keep Node alive until it settles. */
-#include <gst/app/gstappsrc.h>
-#include <gst/video/video.h>
 #include "pipeline.h"
 #include "value.h"
 
@@ -82,15 +80,8 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
   NG_TYPE_ASSERT(argv[1], napi_function, "onMessage must be a function");
   if (!ng_main_context()) NG_THROW("NG_ERR_INIT", "call init() first");
   g_autoptr(GError) err = NULL;
-  /* FATAL_ERRORS: a missing element or an unlinkable pair is an error, not a half-built pipeline. */
-  GstElement *parsed = gst_parse_launch_full(description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
-  if (!parsed) NG_THROWF("NG_ERR_PARSE", "%s", err ? err->message : "could not parse the description");
-  GstElement *bin = parsed;
-  if (!GST_IS_PIPELINE(parsed)) {
-    bin = gst_pipeline_new(NULL);
-    gst_bin_add(GST_BIN(bin), parsed);
-  }
-  gst_object_ref_sink(bin);
+  GstElement *bin = ng_parse_pipeline(description, &err);
+  if (!bin) NG_THROWF("NG_ERR_PARSE", "%s", err ? err->message : "could not parse the description");
 
   ng_pipeline *p = g_new0(ng_pipeline, 1);
   p->refs = 1;
@@ -186,13 +177,6 @@ static void state_complete(napi_env env, napi_status status, void *data) {
   g_free(j);
 }
 
-static gboolean parse_state(const char *s, GstState *out) {
-  static const char *names[] = { "null", "ready", "paused", "playing" };
-  for (int i = 0; i < 4; i++)
-    if (!strcmp(s, names[i])) { *out = GST_STATE_NULL + i; return TRUE; }
-  return FALSE;
-}
-
 static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
   NG_ARGV(2);
   NG_ARGC_AT_LEAST(2);
@@ -200,7 +184,7 @@ static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
   NG_STRING_AUTO(state, argv[0]);
   NG_INT64(timeout_ms, argv[1]);
   GstState target;
-  if (!parse_state(state, &target)) NG_THROWF("NG_ERR_ARG", "unknown state '%s'", state);
+  if (!ng_parse_state(state, &target)) NG_THROWF("NG_ERR_ARG", "unknown state '%s'", state);
   if (timeout_ms < 0) NG_THROW("NG_ERR_ARG", "timeoutMs must be >= 0");
 
   napi_value promise, name;
@@ -273,55 +257,48 @@ static napi_value ng_pipeline_get_property(napi_env env, napi_callback_info info
   return out;
 }
 
-static napi_value element_info(napi_env env, GstElement *el) {
-  napi_value obj, props;
+typedef struct { napi_env env; napi_value arr, props; uint32_t count; gboolean failed; } elements_ctx;
+
+static void add_property(const char *name, const char *text, gpointer data) {
+  elements_ctx *c = data;
+  napi_value v;
+  if (napi_create_string_utf8(c->env, text, NAPI_AUTO_LENGTH, &v) != napi_ok ||
+      napi_set_named_property(c->env, c->props, name, v) != napi_ok) c->failed = TRUE;
+}
+
+static napi_value element_info(napi_env env, GstElement *el, elements_ctx *c) {
+  napi_value obj;
   NG_CALL(napi_create_object(env, &obj));
-  NG_CALL(napi_create_object(env, &props));
+  NG_CALL(napi_create_object(env, &c->props));
   g_autofree char *name = gst_element_get_name(el);
   GstElementFactory *f = gst_element_get_factory(el);
   NG_SET_STRING(obj, "name", name);
   NG_SET_STRING(obj, "factory", f ? GST_OBJECT_NAME(f) : G_OBJECT_TYPE_NAME(el));
-  guint n;
-  g_autofree GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(el), &n);
-  for (guint i = 0; i < n; i++) {
-    if (!(specs[i]->flags & G_PARAM_READABLE) || !strcmp(specs[i]->name, "name")) continue;
-    g_auto(GValue) v = G_VALUE_INIT;
-    g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(specs[i]));
-    g_object_get_property(G_OBJECT(el), specs[i]->name, &v);
-    g_autofree char *text = ng_value_to_string(&v);
-    if (text) NG_SET_STRING(props, specs[i]->name, text);
-  }
-  NG_CALL(napi_set_named_property(env, obj, "properties", props));
+  ng_element_foreach_property(el, add_property, c);
+  NG_CALL(napi_set_named_property(env, obj, "properties", c->props));
   return obj;
+}
+
+static void add_element(GstElement *el, gpointer data) {
+  elements_ctx *c = data;
+  if (c->failed) return;
+  napi_value info = element_info(c->env, el, c);
+  c->failed = c->failed || !info || napi_set_element(c->env, c->arr, c->count++, info) != napi_ok;
+}
+
+static void restart_elements(gpointer data) {
+  elements_ctx *c = data;
+  c->count = 0;
+  c->failed = c->failed || napi_create_array(c->env, &c->arr) != napi_ok;
 }
 
 static napi_value ng_pipeline_elements(napi_env env, napi_callback_info info) {
   NG_ARGV(0);
   NG_SELF(p);
-  napi_value arr;
-  NG_CALL(napi_create_array(env, &arr));
-  g_autoptr(GstIterator) it = gst_bin_iterate_recurse(GST_BIN(p->bin));
-  g_auto(GValue) item = G_VALUE_INIT;
-  uint32_t count = 0;
-  gboolean done = FALSE, failed = FALSE;
-  while (!done && !failed) {
-    switch (gst_iterator_next(it, &item)) {
-      case GST_ITERATOR_OK: {
-        napi_value info = element_info(env, g_value_get_object(&item));
-        failed = !info || napi_set_element(env, arr, count++, info) != napi_ok;
-        g_value_reset(&item);
-        break;
-      }
-      case GST_ITERATOR_RESYNC:
-        gst_iterator_resync(it);
-        count = 0;
-        NG_CALL(napi_create_array(env, &arr));
-        break;
-      default:
-        done = TRUE;
-    }
-  }
-  return failed ? NULL : arr;
+  elements_ctx c = { .env = env };
+  NG_CALL(napi_create_array(env, &c.arr));
+  ng_bin_foreach(GST_BIN(p->bin), add_element, restart_elements, &c);
+  return c.failed ? NULL : c.arr;
 }
 
 /* ---- app elements ---- */
@@ -338,39 +315,20 @@ static napi_value ng_pipeline_push_buffer(napi_env env, napi_callback_info info)
   size_t size;
   NG_CALL(napi_get_buffer_info(env, argv[1], &data, &size));
   NG_INT64(pts, argv[2]);
-  NG_ELEMENT(el, p, name);
-  if (!GST_IS_APP_SRC(el)) NG_THROWF("NG_ERR_ARG", "'%s' is not an appsrc", name);
-  GstBuffer *buf = gst_buffer_new_memdup(data, size);
-  if (pts >= 0) GST_BUFFER_PTS(buf) = (GstClockTime) pts;
-  GstFlowReturn ret = gst_app_src_push_buffer(GST_APP_SRC(el), buf);  /* takes buf */
-  if (ret != GST_FLOW_OK) NG_THROWF("NG_ERR_STATE", "appsrc '%s' refused the buffer: %s", name, gst_flow_get_name(ret));
+  const char *code;
+  g_autofree char *why = NULL;
+  if (!ng_push_buffer(p->bin, name, data, size, pts, &code, &why)) NG_THROW(code, why);
   return NULL;
 }
 
-/* The pipeline's running time now (clock time - base time), in ns; -1 while it has no clock or is not heading for
- * PLAYING (the base time is set when it goes to PLAYING). Lets JS stamp appsrc buffers ahead of "now". */
+/* Lets JS stamp appsrc buffers ahead of "now" (ng_running_time). */
 static napi_value ng_pipeline_running_time(napi_env env, napi_callback_info info) {
   NG_ARGV(0);
   NG_SELF(p);
-  gint64 rt = -1;
-  g_autoptr(GstClock) clock = gst_element_get_clock(p->bin);
-  if (clock) {
-    GstClockTime now = gst_clock_get_time(clock);
-    GstClockTime base = gst_element_get_base_time(p->bin);
-    if (GST_STATE_TARGET(p->bin) == GST_STATE_PLAYING && GST_CLOCK_TIME_IS_VALID(now) && now >= base) rt = (gint64) (now - base);
-  }
   napi_value out;
-  NG_CALL(napi_create_int64(env, rt, &out));
+  NG_CALL(napi_create_int64(env, ng_running_time(p->bin), &out));
   return out;
 }
-
-gboolean ng_appsink_claim(GstElement *sink, const char *owner) {
-  if (g_object_get_data(G_OBJECT(sink), "encoderd-owner")) return FALSE;
-  g_object_set_data_full(G_OBJECT(sink), "encoderd-owner", g_strdup(owner), g_free);
-  return TRUE;
-}
-
-void ng_appsink_release(GstElement *sink) { g_object_set_data(G_OBJECT(sink), "encoderd-owner", NULL); }
 
 static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) {
   NG_ARGV(1);
@@ -380,7 +338,7 @@ static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) 
   NG_ELEMENT(el, p, name);
   if (!GST_IS_APP_SINK(el)) NG_THROWF("NG_ERR_ARG", "'%s' is not an appsink", name);
   if (!ng_appsink_claim(el, "watchSink")) {
-    const char *owner = g_object_get_data(G_OBJECT(el), "encoderd-owner");
+    const char *owner = ng_appsink_owner(el);
     if (!strcmp(owner, "watchSink")) return NULL;
     NG_THROWF("NG_ERR_ARG", "appsink '%s' is already used by %s", name, owner);
   }
@@ -395,12 +353,7 @@ static napi_value ng_pipeline_force_key_unit(napi_env env, napi_callback_info in
   NG_SELF(p);
   NG_STRING_AUTO(name, argv[0]);
   NG_ELEMENT(el, p, name);
-  GstEvent *ev = gst_video_event_new_upstream_force_key_unit(GST_CLOCK_TIME_NONE, TRUE, 0);
-  /* Into the element's src pad, so an encoder acts on it itself and anything else passes it upstream; a sink
-   * has no src pad and sends it upstream out of its sink pad. */
-  g_autoptr(GstPad) src = el->numsrcpads ? gst_element_get_static_pad(el, "src") : NULL;
-  gboolean sent = src ? gst_pad_send_event(src, ev) : gst_element_send_event(el, ev);
-  (void) sent;  /* FALSE only means nobody upstream encodes: not an error worth throwing */
+  ng_force_key_unit(el);
   return NULL;
 }
 

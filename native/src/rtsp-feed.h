@@ -3,7 +3,7 @@
 #ifndef ENCODERD_RTSP_FEED_H
 #define ENCODERD_RTSP_FEED_H
 #include <gst/rtsp-server/rtsp-server.h>
-#include "ng.h"
+#include "gst-core.h"
 
 typedef struct ng_feed ng_feed;
 

@@ -1,91 +1,30 @@
-/* JS <-> GValue for element properties. Strings go through gst_value_deserialize so that JS can say what a
- * gst-launch line says (enum nicks, "a+b" flags, caps); numbers are checked, never silently truncated. */
-#include <math.h>
+/* JS <-> GValue for element properties: the JS side of value-core.c. */
 #include "value.h"
 
-static gboolean fail(char **why, const char *fmt, const char *a, const char *b) {
-  *why = g_strdup_printf(fmt, a, b);
-  return FALSE;
-}
-
-/* A JS number into an integer-like or floating fundamental type; FALSE when it does not fit. */
-static gboolean set_number(GValue *out, GType fundamental, GType type, double d) {
-  gboolean integral = isfinite(d) && d == trunc(d);
-  switch (fundamental) {
-    case G_TYPE_DOUBLE: g_value_set_double(out, d); return TRUE;
-    case G_TYPE_FLOAT: g_value_set_float(out, (float) d); return isfinite(d) ? fabs(d) <= G_MAXFLOAT : TRUE;
-    case G_TYPE_INT: if (!integral || d < G_MININT || d > G_MAXINT) return FALSE; g_value_set_int(out, (gint) d); return TRUE;
-    case G_TYPE_UINT: if (!integral || d < 0 || d > G_MAXUINT) return FALSE; g_value_set_uint(out, (guint) d); return TRUE;
-    case G_TYPE_LONG: if (!integral || d < G_MINLONG || d > G_MAXLONG) return FALSE; g_value_set_long(out, (glong) d); return TRUE;
-    case G_TYPE_ULONG: if (!integral || d < 0 || d > G_MAXULONG) return FALSE; g_value_set_ulong(out, (gulong) d); return TRUE;
-    /* 2^63 and 2^64 are exact doubles; anything at or past them does not fit. */
-    case G_TYPE_INT64: if (!integral || d < -9223372036854775808.0 || d >= 9223372036854775808.0) return FALSE;
-      g_value_set_int64(out, (gint64) d); return TRUE;
-    case G_TYPE_UINT64: if (!integral || d < 0 || d >= 18446744073709551616.0) return FALSE;
-      g_value_set_uint64(out, (guint64) d); return TRUE;
-    case G_TYPE_ENUM: {
-      GEnumClass *k = g_type_class_ref(type);
-      gboolean ok = integral && d >= G_MININT && d <= G_MAXINT && g_enum_get_value(k, (gint) d) != NULL;
-      g_type_class_unref(k);
-      if (ok) g_value_set_enum(out, (gint) d);
-      return ok;
-    }
-    case G_TYPE_FLAGS: if (!integral || d < 0 || d > G_MAXUINT) return FALSE; g_value_set_flags(out, (guint) d); return TRUE;
-  }
-  return FALSE;
-}
-
 gboolean ng_value_from_js(napi_env env, napi_value v, GParamSpec *pspec, GValue *out, char **why) {
-  GType type = G_PARAM_SPEC_VALUE_TYPE(pspec), fundamental = G_TYPE_FUNDAMENTAL(type);
   napi_valuetype jt;
-  if (napi_typeof(env, v, &jt) != napi_ok) return fail(why, "cannot read the value for %s%s", pspec->name, "");
-  g_value_init(out, type);
-  gboolean ok = FALSE;
+  if (napi_typeof(env, v, &jt) != napi_ok) {
+    *why = g_strdup_printf("cannot read the value for %s", pspec->name);
+    return FALSE;
+  }
   if (jt == napi_string) {
     size_t len;
     napi_get_value_string_utf8(env, v, NULL, 0, &len);
     g_autofree char *s = g_malloc(len + 1);
     napi_get_value_string_utf8(env, v, s, len + 1, &len);
-    if (fundamental == G_TYPE_STRING) { g_value_set_string(out, s); ok = TRUE; }
-    else ok = gst_value_deserialize(out, s);
-    if (!ok) { g_value_unset(out); return fail(why, "'%s' is not a valid %s", s, g_type_name(type)); }
-  } else if (jt == napi_number) {
+    return ng_value_from_text(s, pspec, out, why);
+  }
+  if (jt == napi_number) {
     double d;
     napi_get_value_double(env, v, &d);
-    ok = set_number(out, fundamental, type, d);
-  } else if (jt == napi_boolean && fundamental == G_TYPE_BOOLEAN) {
+    return ng_value_from_number(d, pspec, out, why);
+  }
+  if (jt == napi_boolean) {
     bool b;
     napi_get_value_bool(env, v, &b);
-    g_value_set_boolean(out, b);
-    ok = TRUE;
+    return ng_value_from_bool(b, pspec, out, why);
   }
-  if (!ok) { g_value_unset(out); return fail(why, "the value does not fit %s (%s)", pspec->name, g_type_name(type)); }
-  /* validate clamps into the pspec's range and says whether it had to: a clamp is a refusal here. */
-  if (g_param_value_validate(pspec, out)) {
-    g_value_unset(out);
-    return fail(why, "the value is out of range for %s (%s)", pspec->name, g_type_name(type));
-  }
-  return TRUE;
-}
-
-char *ng_value_to_string(const GValue *v) {
-  switch (G_TYPE_FUNDAMENTAL(G_VALUE_TYPE(v))) {
-    case G_TYPE_STRING: return g_value_dup_string(v);
-    case G_TYPE_BOOLEAN: return g_strdup(g_value_get_boolean(v) ? "true" : "false");
-    case G_TYPE_INT: return g_strdup_printf("%d", g_value_get_int(v));
-    case G_TYPE_UINT: return g_strdup_printf("%u", g_value_get_uint(v));
-    case G_TYPE_LONG: return g_strdup_printf("%ld", g_value_get_long(v));
-    case G_TYPE_ULONG: return g_strdup_printf("%lu", g_value_get_ulong(v));
-    case G_TYPE_INT64: return g_strdup_printf("%" G_GINT64_FORMAT, g_value_get_int64(v));
-    case G_TYPE_UINT64: return g_strdup_printf("%" G_GUINT64_FORMAT, g_value_get_uint64(v));
-    case G_TYPE_DOUBLE: return g_strdup_printf("%.17g", g_value_get_double(v));
-    case G_TYPE_FLOAT: return g_strdup_printf("%.9g", (double) g_value_get_float(v));
-    case G_TYPE_ENUM: {
-      GEnumValue *e = g_enum_get_value(G_ENUM_CLASS(g_type_class_peek(G_VALUE_TYPE(v))), g_value_get_enum(v));
-      return e ? g_strdup(e->value_nick) : g_strdup_printf("%d", g_value_get_enum(v));
-    }
-  }
-  return NULL;
+  return ng_value_mismatch(pspec, why);
 }
 
 napi_value ng_value_to_js(napi_env env, const GValue *v) {
@@ -102,15 +41,9 @@ napi_value ng_value_to_js(napi_env env, const GValue *v) {
     case G_TYPE_DOUBLE: s = napi_create_double(env, g_value_get_double(v), &out); break;
     case G_TYPE_FLOAT: s = napi_create_double(env, g_value_get_float(v), &out); break;
     default: {
-      /* Strings and enum nicks. */
+      /* Strings and enum nicks, then caps, structures, flags and fractions; null for what has no simple form. */
       g_autofree char *str = ng_value_to_string(v);
-      GType t = G_VALUE_TYPE(v);
-      /* Caps and structures as gst_caps_to_string writes them, not escaped the way serialisation does. */
-      if (!str && t == GST_TYPE_CAPS && gst_value_get_caps(v)) str = gst_caps_to_string(gst_value_get_caps(v));
-      else if (!str && t == GST_TYPE_STRUCTURE && gst_value_get_structure(v)) str = gst_structure_to_string(gst_value_get_structure(v));
-      /* Flags as "a+b", fractions as "30/1"; other boxed and object values (a GstSample would be hex-dumped
-       * whole) have no simple form: null. */
-      else if (!str && (G_TYPE_FUNDAMENTAL(t) == G_TYPE_FLAGS || t == GST_TYPE_FRACTION)) str = gst_value_serialize(v);
+      if (!str) str = ng_value_to_text(v);
       s = str ? napi_create_string_utf8(env, str, NAPI_AUTO_LENGTH, &out) : napi_get_null(env, &out);
     }
   }

@@ -1,7 +1,8 @@
 /**
- * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src and
- * native/test-addon is listed exactly once (the addon's target, or the standalone plugin's or the test addon's list
- * in its variables, which scripts/build-native.mjs reads), and every listed file exists.
+ * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src,
+ * native/host and native/test-addon is listed exactly once (the addon's target, or a list in its variables, which
+ * scripts/build-native.mjs reads: the GStreamer layer the addon and the native engine host share, the elements, the
+ * standalone plugin's, the native host's, the test addon's), and every listed file exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -19,10 +20,10 @@ function cFiles(dir: string): string[] {
     e.isDirectory() ? cFiles(join(dir, e.name)) : e.name.endsWith('.c') ? [relative(native, join(dir, e.name))] : []);
 }
 
-const lists = ['element_sources', 'gst_plugin_sources', 'test_addon_sources'];
+const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources'];
 const target = gyp.targets.find((t) => t.target_name === 'encoderd')!;
 const listed = [
-  ...target.sources.filter((s) => s !== '<@(element_sources)'),
+  ...target.sources.filter((s) => !s.startsWith('<@(')),
   ...lists.flatMap((name) => gyp.variables[name] as string[]),
 ];
 
@@ -30,10 +31,11 @@ describe('native/binding.gyp', () => {
   it('names every source file, with no glob or command', () => {
     for (const s of listed) expect(s, s).toMatch(/^[\w./-]+\.c$/);
     expect(target.sources).toContain('<@(element_sources)');
+    expect(target.sources).toContain('<@(gst_core_sources)');
   });
 
-  it('lists every .c file under native/src and native/test-addon, once', () => {
-    const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'test-addon'))].sort();
+  it('lists every .c file under native/src, native/host and native/test-addon, once', () => {
+    const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'host')), ...cFiles(join(native, 'test-addon'))].sort();
     expect([...listed].sort()).toEqual(onDisk);
   });
 
