@@ -21,6 +21,7 @@
       "sources": [
         "src/addon.c",
         "src/devices.c",
+        "src/memory.c",
         "src/pipeline-messages.c",
         "src/pipeline.c",
         "src/rtsp-feed.c",
