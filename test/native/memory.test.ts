@@ -59,7 +59,7 @@ const kB = (b: number) => `${Math.round(b / 1024)} kB`;
 
 describe.concurrent('engine host memory over many cycles (glibc heap, VmRSS)', () => {
   it('live H.265 bitrate changes leave about a kilobyte each, not x265\'s SAO buffers', async () => {
-    // The plugin's own encoder, at the quality the soak uses (x265 superfast: SAO off by the preset).
+    // The plugin's own encoder, at the quality the soak uses (x265 superfast: SAO off by the preset, on by the plugin).
     const enc = h265.encoder({ codec: 'h265', bitrate: 300, width: 320, height: 240, fps: 15, quality: 5 }, { name: () => 'venc' } as never);
     expect(enc.description).toContain('speed-preset="superfast"');
     // 80 changes to warm up: x265 builds its per-QP cost tables once, as the rate control visits each QP.
