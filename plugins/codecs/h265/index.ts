@@ -6,9 +6,9 @@
  *
  * SAO is always on (`sao=1`). libx265 3.5 allocates its SAO row buffers at every open and, when SAO is off (the
  * ultrafast and superfast presets), never frees them at close: each re-open, so each live bitrate change, leaked
- * 14–20 kB at 320×240, more with the picture's width and rows (docs/operations.md, "Memory over weeks"). With SAO
- * on they are freed. `limit-sao` (x265's early termination of the SAO search) halves what SAO costs those presets:
- * +17 % encoding time at 720p superfast instead of +32 % (docs/benchmarks.md).
+ * 14–23 kB at 320×240, more with the picture's width and rows (docs/operations.md, "Memory over weeks"). With SAO
+ * on they are freed, at +32 % encoding time at 720p superfast (docs/benchmarks.md). Not `limit-sao`, which costs
+ * half that: with it one run of three leaked as much as SAO off.
  */
 import { caps, definePlugin, element, gstInt, type CodecPlugin } from '../../../core/sdk';
 
@@ -18,7 +18,7 @@ const PRESETS = ['ultrafast', 'ultrafast', 'ultrafast', 'superfast', 'superfast'
 function x265(name: string, bitrate: number, preset: string, keyIntMax?: number): string {
   return [
     caps('video/x-raw', { format: 'I420' }),
-    element('x265enc', { name, bitrate, tune: 'zerolatency', 'speed-preset': preset, 'key-int-max': keyIntMax, 'option-string': 'sao=1:limit-sao=1' }),
+    element('x265enc', { name, bitrate, tune: 'zerolatency', 'speed-preset': preset, 'key-int-max': keyIntMax, 'option-string': 'sao=1' }),
     caps('video/x-h265', { profile: 'main' }),
     // x265 writes VPS/SPS/PPS once; repeating them at each keyframe lets late joiners (TCP, UDP, TS) decode.
     element('h265parse', { 'config-interval': -1 }),
