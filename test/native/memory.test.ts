@@ -60,7 +60,7 @@ function runCycles(args: string[]): Promise<Growth> {
 const kB = (b: number) => `${Math.round(b / 1024)} kB`;
 
 describe.concurrent('engine host memory over many cycles (glibc heap, VmRSS)', () => {
-  it('live H.265 bitrate changes leave about a kilobyte each, not x265\'s SAO buffers', async () => {
+  it('live H.265 bitrate changes leave a few kilobytes each, not x265\'s SAO buffers', async () => {
     // The plugin's own encoder, at the quality the soak uses (x265 superfast: SAO off by the preset, on by the plugin).
     const enc = h265.encoder({ codec: 'h265', bitrate: 300, width: 320, height: 240, fps: 15, quality: 5 }, { name: () => 'venc' } as never);
     expect(enc.description).toContain('speed-preset="superfast"');
@@ -73,7 +73,7 @@ describe.concurrent('engine host memory over many cycles (glibc heap, VmRSS)', (
   }, 90_000);
 
   it('play → destroy cycles with a malloc_trim after each keep the RSS they free', async () => {
-    // The recording's own shape (`rec` of bench/soak.mjs, without the KLV input gst-launch cannot feed).
+    // The recording's own shape (`rec` of bench/soak.mjs, without its KLV input: an appsrc the host feeds).
     const rec = 'mpegtsmux name=mux ! filesink location=' + join(dir, 'rec.ts') + ' videotestsrc is-live=true pattern=ball ! ' +
       'videoconvert ! videoscale ! videorate ! video/x-raw,width=320,height=240,framerate=15/1 ! tee name=fgtee ! queue ! ' +
       'video/x-raw,format=I420 ! x264enc bitrate=300 tune=zerolatency speed-preset=veryfast key-int-max=30 ! ' +
