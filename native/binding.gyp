@@ -48,6 +48,7 @@
       "sources": [
         "src/addon.c",
         "src/devices.c",
+        "src/memory.c",
         "src/pipeline-messages.c",
         "src/pipeline.c",
         "src/rtsp.c",

@@ -185,3 +185,10 @@ export declare function init(): void;
 export declare function gstVersion(): string;
 /** Whether an element factory of that name is available. */
 export declare function hasElement(factory: string): boolean;
+/**
+ * malloc_trim(0): hands the free pages of every glibc arena back to the system; true when some were. The pages a
+ * pipeline's teardown frees otherwise stay in the process (docs/operations.md, "Memory over weeks").
+ */
+export declare function mallocTrim(): boolean;
+/** glibc's mallinfo2() over every arena, in bytes: what the process has allocated, and what glibc holds for it. */
+export declare function mallocStats(): { inUse: number; held: number };

@@ -163,6 +163,7 @@ static napi_value Init(napi_env env, napi_value exports) {
   if (!ng_pipeline_init(env, exports)) return NULL;
   if (!ng_rtsp_init(env, exports)) return NULL;
   if (!ng_devices_init(env, exports)) return NULL;
+  if (!ng_memory_init(env, exports)) return NULL;
   return exports;
 }
 

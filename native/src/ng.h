@@ -65,6 +65,7 @@ GstElement *ng_pipeline_unwrap(napi_env env, napi_value obj);
 napi_value ng_pipeline_init(napi_env env, napi_value exports);
 napi_value ng_rtsp_init(napi_env env, napi_value exports);
 napi_value ng_devices_init(napi_env env, napi_value exports);
+napi_value ng_memory_init(napi_env env, napi_value exports);
 
 /* What an environment's cleanup hook closes (addon.c): each class registers the objects it creates and unregisters
  * them when they are closed or collected, so a terminated worker_thread or an exiting process leaves nothing

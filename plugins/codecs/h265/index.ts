@@ -1,8 +1,14 @@
 /**
  * H.265 with x265enc. `format=I420` goes in front so x265 encodes Main 8-bit 4:2:0, which every decoder plays.
- * Only the bitrate changes live, and x265 has no reconfig: x265enc shuts the encoder down and re-creates it,
+ * Only the bitrate changes live, and x265enc 1.22 does not use x265's reconfig: it closes x265 and opens it again,
  * so a live bitrate change costs a keyframe and a short burst (dataplane-findings §7.2). That is still better
  * than a pipeline rebuild, which interrupts every receiver.
+ *
+ * SAO is always on (`sao=1`). libx265 3.5 allocates its SAO row buffers at every open and, when SAO is off (the
+ * ultrafast and superfast presets), never frees them at close: each re-open, so each live bitrate change, leaked
+ * 14–23 kB at 320×240, more with the picture's width and rows (docs/operations.md, "Memory over weeks"). With SAO
+ * on they are freed, at +32 % encoding time at 720p superfast (docs/benchmarks.md). Not `limit-sao`, which costs
+ * half that: with it one run of three leaked as much as SAO off.
  */
 import { caps, definePlugin, element, gstInt, type CodecPlugin } from '../../../core/sdk';
 
@@ -12,7 +18,7 @@ const PRESETS = ['ultrafast', 'ultrafast', 'ultrafast', 'superfast', 'superfast'
 function x265(name: string, bitrate: number, preset: string, keyIntMax?: number): string {
   return [
     caps('video/x-raw', { format: 'I420' }),
-    element('x265enc', { name, bitrate, tune: 'zerolatency', 'speed-preset': preset, 'key-int-max': keyIntMax }),
+    element('x265enc', { name, bitrate, tune: 'zerolatency', 'speed-preset': preset, 'key-int-max': keyIntMax, 'option-string': 'sao=1' }),
     caps('video/x-h265', { profile: 'main' }),
     // x265 writes VPS/SPS/PPS once; repeating them at each keyframe lets late joiners (TCP, UDP, TS) decode.
     element('h265parse', { 'config-interval': -1 }),

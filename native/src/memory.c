@@ -1,0 +1,31 @@
+/* The engine host's view of its own C heap: glibc's in-use and held figures, and giving free pages back.
+ *
+ * Why: a host tears pipelines down and builds new ones for months (stop/play, rebuilds, on-demand RTSP media,
+ * an x265 re-open per live bitrate change). glibc keeps the pages those teardowns free inside its arenas, and
+ * the host's RSS grows with the holes (docs/operations.md, "Memory over weeks"); malloc_trim(0) hands every free
+ * page back. When to call it is the host's policy, not this file's. */
+#include <malloc.h>
+#include "ng.h"
+
+/* malloc_trim(0): true when some memory was released to the system. */
+static napi_value ng_malloc_trim(napi_env env, napi_callback_info info) {
+  napi_value out;
+  NG_CALL(napi_get_boolean(env, malloc_trim(0) != 0, &out));
+  return out;
+}
+
+/* mallinfo2() over every arena: bytes in use by the program and bytes glibc holds (in use or free). */
+static napi_value ng_malloc_stats(napi_env env, napi_callback_info info) {
+  struct mallinfo2 mi = mallinfo2();
+  napi_value out;
+  NG_CALL(napi_create_object(env, &out));
+  NG_SET_NUMBER(out, "inUse", mi.uordblks + mi.hblkhd);
+  NG_SET_NUMBER(out, "held", mi.arena + mi.hblkhd);
+  return out;
+}
+
+napi_value ng_memory_init(napi_env env, napi_value exports) {
+  NG_EXPORT_FUNCTION(exports, "mallocTrim", ng_malloc_trim);
+  NG_EXPORT_FUNCTION(exports, "mallocStats", ng_malloc_stats);
+  return exports;
+}
