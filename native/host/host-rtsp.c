@@ -18,6 +18,8 @@ static void on_event(gpointer owner, ng_rtsp_event type, gint clients, const cha
   json_builder_add_string_value(b, "rtsp");
   json_builder_set_member_name(b, "type");
   json_builder_add_string_value(b, ng_rtsp_event_name(type));
+  /* An on-demand media is built for the first viewer and torn down after the last. */
+  if (type == NG_RTSP_UNPREPARED) hc_trim_soon();
   if (type == NG_RTSP_CONNECTED || type == NG_RTSP_CLOSED) {
     g_atomic_int_set(&client_count, clients);
     json_builder_set_member_name(b, "clients");

@@ -58,6 +58,10 @@ void hc_commands_request(char *line);
 /* Stops everything that runs (any thread; idempotent): the exit path. */
 void hc_teardown(void);
 
+/* malloc_trim(0) a second from now, on the main loop: what a teardown freed goes back to the system (the Node host
+ * does the same, docs/operations.md "Memory over weeks"). Any thread. */
+void hc_trim_soon(void);
+
 /* ---- host-stats.c: a stats event once a second ---- */
 
 typedef struct hs_sampler hs_sampler;

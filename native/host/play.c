@@ -3,6 +3,7 @@
  *
  * What runs is the command thread's; the exit path (main thread) may tear it down at any moment, so the pointers
  * below change under run_lock, which is never held across anything that blocks. */
+#include <malloc.h>
 #include "commands.h"
 
 /* How long a failed start of a pipeline with a transport waits for the transport's own error (a secure transport's
@@ -99,6 +100,22 @@ static void on_message(hp_pipe *p, ng_msg *m, gpointer data) {
 
 /* ---- teardown ---- */
 
+static gint trim_pending = 0;
+
+static gboolean trim(gpointer data) {
+  g_atomic_int_set(&trim_pending, 0);
+  malloc_trim(0);
+  return G_SOURCE_REMOVE;
+}
+
+void hc_trim_soon(void) {
+  if (!g_atomic_int_compare_and_exchange(&trim_pending, 0, 1)) return;
+  GSource *t = g_timeout_source_new(1000);
+  g_source_set_callback(t, trim, NULL, NULL);
+  g_source_attach(t, hc_context());
+  g_source_unref(t);
+}
+
 void hc_teardown(void) {
   g_mutex_lock(&run_lock);
   hs_sampler *s = g_steal_pointer(&sampler);
@@ -110,6 +127,7 @@ void hc_teardown(void) {
   if (k) hk_pacer_free(k);
   if (r) hr_server_close(r);
   hc_companions_stop();
+  if (p || r) hc_trim_soon();
   hp_pipe_destroy(p);
 }
 
