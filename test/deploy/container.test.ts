@@ -20,6 +20,7 @@ const RUNTIME_OF_DEV: Record<string, string> = {
   'libgstreamer-plugins-bad1.0-dev': 'libgstreamer-plugins-bad1.0-0',
   'libgstrtspserver-1.0-dev': 'libgstrtspserver-1.0-0',
   'libcodec2-dev': 'libcodec2-1.0',
+  'libjson-glib-dev': 'libjson-glib-1.0-0',
 };
 const BUILD_ONLY = new Set(['pkg-config', 'build-essential']);
 
