@@ -143,9 +143,10 @@ export interface CodecInfo {
   /**
    * An audio codec's own words for the outputs that cannot carry it beside the video (core/sdk/stream-output.ts):
    * `muxedVideo` when the video goes as MPEG-TS and this codec has no MPEG-TS mapping; `muxOnly` over an output
-   * that carries MPEG-TS only, `{output}` standing for the output's name. Absent: messages naming the codec.
+   * that carries MPEG-TS only, `{output}` standing for the output's name; `recorded` by a file output whose container
+   * has no mapping for it, `{ext}` standing for the file's extension. Absent: messages naming the codec.
    */
-  readonly refusals?: { readonly muxedVideo?: string; readonly muxOnly?: string };
+  readonly refusals?: { readonly muxedVideo?: string; readonly muxOnly?: string; readonly recorded?: string };
   /** The parser in front of a payloader or muxer (e.g. h264parse). */
   readonly parser: string;
   /**

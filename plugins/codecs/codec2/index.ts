@@ -56,6 +56,8 @@ export default definePlugin<CodecPlugin>({
   refusals: {
     muxedVideo: 'audio over these outputs requires the AV1 video codec',
     muxOnly: 'audio cannot be carried over {output}: it carries MPEG-TS, which has no Codec2 mapping; use a local RTSP output, or UDP or TCP with AV1',
+    // No container GStreamer 1.22 muxes carries Codec2 (mpegtsmux, matroskamux and mp4mux have no caps for it).
+    recorded: 'audio cannot be recorded into a .{ext} file: no container carries Codec2; use an RTSP, UDP or TCP output',
   },
   liveParams: [],
   rtp: {

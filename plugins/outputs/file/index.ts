@@ -34,8 +34,12 @@ export default definePlugin<OutputPlugin>({
     const kind = CONTAINERS[ext];
     if (!kind) return [`output.uri extension must be one of ${Object.keys(CONTAINERS).map((e) => `.${e}`).join(', ')}`];
     const errors: string[] = [];
-    // No container GStreamer 1.22 muxes carries Codec2 (mpegtsmux, matroskamux and mp4mux have no caps for it).
-    if (pipeline.audio) errors.push(`audio cannot be recorded into a .${ext} file: no container carries Codec2; use an RTSP, UDP or TCP output`);
+    // Audio goes into the file when its codec has a mapping into the container (Opus: all three), else the codec's words.
+    const audio = pipeline.audioCodec;
+    if (pipeline.audio && !audio?.containers.includes(kind.container)) {
+      errors.push(audio?.refusals?.recorded?.replaceAll('{ext}', ext)
+        ?? `audio of ${audio?.codec ?? 'this codec'} cannot be recorded into a .${ext} file: the container has no mapping for it; use an RTSP, UDP or TCP output`);
+    }
     // A passed-through stream's codec (null here at create) is probed at start, and this is asked again with it.
     if (codec && !codec.containers.includes(kind.container)) {
       errors.push(`output.uri: a .${ext} file cannot carry ${codec.codec}`);

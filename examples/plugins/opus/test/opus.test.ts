@@ -98,4 +98,19 @@ describe('a service with --plugins-dir examples/plugins', () => {
     expect(Number(p.streams.find((s) => s.codec_name === 'opus')!.nb_read_frames)).toBeGreaterThan(10);
     expect((await svc.api('PUT', '/svc/pipeline/opus-udp/stop')).status).toBe(200);
   });
+
+  it('records H.264 and Opus into a .mkv file: ffprobe decodes both; Codec2 is still refused there in its own words', async () => {
+    const file = join(svc.dataDir, 'opus.mkv');
+    const c2 = await svc.api('POST', '/svc/pipeline', h264Body('c2-file', file, { audio: { source: 'test' } }));
+    expect(c2.status).toBe(400);
+    expect(c2.body.details.errors).toEqual(['audio cannot be recorded into a .mkv file: no container carries Codec2; use an RTSP, UDP or TCP output']);
+    const r = await svc.api('POST', '/svc/pipeline', h264Body('opus-file', file, { audio: { source: 'test', codec: 'opus' } }));
+    expect(r.status, r.text).toBe(201);
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/opus-file/stats')).body.stats?.output?.frames >= 45, 15000);
+    expect((await svc.api('PUT', '/svc/pipeline/opus-file/stop')).status).toBe(200);
+    const p = await probe(file);
+    expect(p.stderr).toBe('');
+    expect(p.streams.map((s) => s.codec_name).sort()).toEqual(['h264', 'opus']);
+    expect(Number(p.streams.find((s) => s.codec_name === 'opus')!.nb_read_frames)).toBeGreaterThan(10);
+  });
 });
