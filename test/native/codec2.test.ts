@@ -409,7 +409,9 @@ describe('inside the addon', () => {
     let pipeline: ReturnType<typeof makePipeline> | undefined;
     function makePipeline(onMessage: (m: Msg) => void) {
       return new n.Pipeline(
-        `${RAW_IN(speech)} ! codec2enc mode=1300 ! rtpcodec2pay ! rtpcodec2depay ! codec2dec ! appsink name=out sync=false`,
+        // sync=true: the samples come at the speech's own pace. Unsynced, the whole file arrives in a burst, and the
+        // bounded queue to the JS thread (32 samples, docs: ipcDropped) drops what a busy machine cannot take in time.
+        `${RAW_IN(speech)} ! codec2enc mode=1300 ! rtpcodec2pay ! rtpcodec2depay ! codec2dec ! appsink name=out sync=true`,
         onMessage,
       );
     }
