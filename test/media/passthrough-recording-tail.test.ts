@@ -71,13 +71,15 @@ describe('a UDP MPEG-TS source passed through into a recording', () => {
 });
 
 /**
- * Every step one frame period within 4 ms: on an idle machine steps are within Matroska's 1 ms resolution, but a
- * UDP MPEG-TS source goes through tsdemux's clock recovery (PCR against arrival), which on a loaded machine moved the
- * first steps by up to 2.7 ms (5760–6030 ticks for 6000) while it converges; docs/dataplane.md, passthrough, "Timing",
- * says why it is kept. A restamp by arrival, as the RTSP relay had, moves steps by tens of ms.
+ * Every step one frame period within 4 ms once the clock has converged: on an idle machine steps are within
+ * Matroska's 1 ms resolution, but a UDP MPEG-TS source goes through tsdemux's clock recovery (PCR against arrival),
+ * which on a loaded machine moved the first steps by up to 7.3 ms (5340–6030 ticks for 6000, within the first ten)
+ * while it converges; docs/dataplane.md, passthrough, "Timing", says why it is kept. So the first ten steps may be 8 ms
+ * off. A restamp by arrival, as the RTSP relay had, moves steps by tens of ms, all along.
  */
 function expectCadence(pkts: Array<{ pts: number }>): void {
   const period = 1 / FRAME.fps;
   const steps = pkts.slice(1).map((p, i) => p.pts - pkts[i].pts);
-  expect(steps.every((d) => Math.abs(d - period) <= 0.004), JSON.stringify(steps.map((d) => Math.round(d * 90000)))).toBe(true);
+  const within = (d: number, i: number) => Math.abs(d - period) <= (i < 10 ? 0.008 : 0.004);
+  expect(steps.every(within), JSON.stringify(steps.map((d) => Math.round(d * 90000)))).toBe(true);
 }
