@@ -4,7 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { definePlugin, element, extension, filePath, resolvedFilePath, type OutputPlugin } from '../../../core/sdk';
+import { definePlugin, element, extension, filePath, resolvedFilePath, type Claim, type OutputPlugin } from '../../../core/sdk';
 
 const CONTAINERS: Record<string, { container: string; muxer: (name: string) => string }> = {
   ts: { container: 'mpegts', muxer: (name) => element('mpegtsmux', { name }) },
@@ -13,6 +13,9 @@ const CONTAINERS: Record<string, { container: string; muxer: (name: string) => s
 };
 
 const FILE_SINKS = new Set(['filesink', 'multifilesink', 'splitmuxsink']);
+
+/** The claim on a file, in simple and advanced mode alike. */
+const fileClaim = (path: string): Claim => ({ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` });
 
 export default definePlugin<OutputPlugin>({
   kind: 'output',
@@ -50,14 +53,12 @@ export default definePlugin<OutputPlugin>({
     return errors;
   },
   claims(output) {
-    const path = filePath(output.uri) ?? output.uri;
-    return [{ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` }];
+    return [fileClaim(filePath(output.uri) ?? output.uri)];
   },
   // The sinks that write a file at `location` (a multifilesink's or splitmuxsink's pattern is claimed as written).
   elementClaims(el) {
     if (!FILE_SINKS.has(el.factory) || !el.properties.location) return [];
-    const path = resolvePath(el.properties.location);
-    return [{ resource: 'file', key: resolvedFilePath(path), label: `output file ${path}` }];
+    return [fileClaim(resolvePath(el.properties.location))];
   },
   // The filesink holds the file open: deleted, or its directory removed, it keeps writing where nobody can read.
   check(output) {

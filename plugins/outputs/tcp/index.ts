@@ -4,7 +4,7 @@
  * (rtpstreampay: a 16-bit length before each packet), KLV included, described by the SDP at GET /svc/pipeline/{id}/sdp.
  * A listening port is the same resource as a local RTSP server's port, so the two conflict.
  */
-import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
+import { buildSdp, definePlugin, element, parseHostPort, rtpBundle, streamCarriesKlv, streamOutputErrors, type Claim, type OutputPlugin, type OutputSpec } from '../../../core/sdk';
 import { MPEG_TS } from '../../shared/mpegts';
 
 const ANY = new Set(['0.0.0.0', '::']);
@@ -14,6 +14,9 @@ function target(output: OutputSpec) {
   if (!hp || hp.iface) return null;
   return { ...hp, listen: ANY.has(hp.host) };
 }
+
+/** A listening port, in simple and advanced mode alike (the same resource as a local RTSP server's port). */
+const portClaim = (port: number): Claim => ({ resource: 'port', key: `tcp:${port}`, label: `TCP port ${port}` });
 
 export default definePlugin<OutputPlugin>({
   kind: 'output',
@@ -33,12 +36,12 @@ export default definePlugin<OutputPlugin>({
   },
   claims(output) {
     const t = target(output);
-    return t?.listen ? [{ resource: 'port', key: `tcp:${t.port}`, label: `TCP port ${t.port}` }] : [];
+    return t?.listen ? [portClaim(t.port)] : [];
   },
   elementClaims(el) {
     // Port 0 asks the kernel for any free port: nothing to conflict on.
     const port = el.factory === 'tcpserversink' && /^\d+$/.test(el.properties.port ?? '') ? Number(el.properties.port) : 0;
-    return port ? [{ resource: 'port', key: `tcp:${port}`, label: `TCP port ${port}` }] : [];
+    return port ? [portClaim(port)] : [];
   },
   fragment(output, streams, ctx) {
     const t = target(output)!;

@@ -4,13 +4,16 @@
  * decodebin turns either into raw video, and the pipeline always encodes it.
  */
 import { existsSync } from 'node:fs';
-import { caps, definePlugin, element, type SourcePlugin } from '../../../core/sdk';
+import { caps, definePlugin, element, type Claim, type SourcePlugin } from '../../../core/sdk';
 
 const DEVICE = /^file:\/\/(\/dev\/video\d{1,3})$/;
 
 export function devicePath(uri: string): string | null {
   return DEVICE.exec(uri)?.[1] ?? null;
 }
+
+/** A camera, exclusive even within a pipeline (multiview inputs), in simple and advanced mode alike. */
+const cameraClaim = (device: string): Claim => ({ resource: 'camera', key: device, label: `camera ${device}`, exclusiveWithinPipeline: true });
 
 export default definePlugin<SourcePlugin>({
   kind: 'source',
@@ -38,12 +41,11 @@ export default definePlugin<SourcePlugin>({
     'video/mpegts': 'MPEG-TS',
   },
   claims(source) {
-    const path = devicePath(source.uri) ?? source.uri;
-    return [{ resource: 'camera', key: path, label: `camera ${path}`, exclusiveWithinPipeline: true }];
+    return [cameraClaim(devicePath(source.uri) ?? source.uri)];
   },
   elementClaims(el) {
     const device = el.factory === 'v4l2src' ? el.properties.device : undefined;
-    return device ? [{ resource: 'camera', key: device, label: `camera ${device}`, exclusiveWithinPipeline: true }] : [];
+    return device ? [cameraClaim(device)] : [];
   },
   fragment(source, ctx) {
     const src = element('v4l2src', { name: ctx.name('src'), device: devicePath(source.uri)! });
