@@ -117,10 +117,13 @@ async function startCompanion(description: string, slot: number): Promise<void> 
   const p: Pipeline = new native.Pipeline(description, (msg) => {
     if (msg.type === 'eos') enqueue(async () => {
       if (companions[slot] !== p) return;
+      // The source's KLV pauses with it: its last packet stands while the reader is rebuilt (under load, seconds).
+      klvPacer?.hold();
       p.destroy();
       await startCompanion(description, slot).catch((err: Error) => {
         emit({ event: 'error', message: `the looped source could not start again: ${err.message}`, source: 'companion', debug: '' });
       });
+      klvPacer?.resume();
     });
     if (msg.type === 'error') emit({ event: 'error', message: msg.message, source: msg.source, debug: msg.debug });
     if (msg.type === 'sample') onSample(msg);

@@ -85,6 +85,19 @@ export class KlvPacer {
     if (this.timer && !this.position && this.pushAt(packet)) this.relayed.pushedAt = now;
   }
 
+  /**
+   * The source is between two plays (a looped file's reader rebuilt at its end): its last packet stands for it until
+   * resume(), however long the rebuild takes, as the video repeats its last frame meanwhile.
+   */
+  hold(): void {
+    if (this.relayed) this.relayed.at = Infinity;
+  }
+
+  /** The source plays again: its last packet stands for it KLV_RELAY_HOLD_MS more, as after any packet. */
+  resume(): void {
+    if (this.relayed && this.relayed.at === Infinity) this.relayed.at = this.deps.now();
+  }
+
   stop(): void {
     if (this.timer) {
       clearInterval(this.timer);

@@ -29,6 +29,8 @@ void hc_emit_error(const ng_msg *m);
 void hc_emit_sample(const ng_msg *m);
 /* Hands a sample of the KLV relay appsink to the running pacer (the source's own KLV); others are ignored. */
 void hc_klv_relay(const ng_msg *m);
+/* The source's KLV held (TRUE) while a looped reader is rebuilt, and resumed after. */
+void hc_klv_hold(gboolean held);
 /* Queues a job for the command thread (any thread). */
 void hc_commands_job(void (*fn)(gpointer), gpointer data);
 

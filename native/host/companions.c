@@ -58,9 +58,13 @@ static void rebuild(gpointer data) {
   if (current) g_ptr_array_index(companions, c->slot) = NULL;
   g_mutex_unlock(&lock);
   if (!current) return;
+  /* The source's KLV pauses with it: its last packet stands while the reader is rebuilt (under load, seconds). */
+  hc_klv_hold(TRUE);
   hp_pipe_destroy(ended);
   hc_error e = { 0 };
-  if (!start(c->slot, &e)) {
+  gboolean started = start(c->slot, &e);
+  hc_klv_hold(FALSE);
+  if (!started) {
     ng_msg m = { .type = NG_MSG_ERROR, .source = "companion", .debug = "" };
     m.text = g_strdup_printf("the looped source could not start again: %s", e.why);
     hc_emit_error(&m);

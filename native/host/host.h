@@ -90,6 +90,9 @@ hk_pacer *hk_pacer_new(hp_pipe *p, JsonObject *klv);
 void hk_pacer_set(hk_pacer *k, GBytes *packet, gint stamp_at, gboolean positioned);
 /* A packet of the source's own KLV (the relay appsink's sample). */
 void hk_pacer_relay(hk_pacer *k, const guint8 *data, gsize size);
+/* The source pauses (a looped reader's rebuild) and plays again: its last packet stands meanwhile. */
+void hk_pacer_hold(hk_pacer *k);
+void hk_pacer_resume(hk_pacer *k);
 const char *hk_pacer_relay_sink(hk_pacer *k);
 void hk_pacer_free(hk_pacer *k);
 

@@ -14,6 +14,8 @@
 #define KLV_LEAD_NS G_GINT64_CONSTANT(300000000)
 /* How long the source's last packet stands for the source's KLV: a source at 1 Hz stays relayed through jitter. */
 #define KLV_RELAY_HOLD_MS 3000
+/* relayed_at while the source is held: later than any now, so the last packet stands. */
+#define RELAY_HELD (G_MAXINT64 / 2)
 /* How often a pacer whose pipeline has no clock yet looks again (it cannot reach PLAYING before). */
 #define KLV_CLOCK_POLL_MS 5
 
@@ -171,6 +173,20 @@ void hk_pacer_relay(hk_pacer *k, const guint8 *data, gsize size) {
   k->relayed_at = now_ms();
   k->relayed_pushed_at = G_MININT64 / 2;
   if (k->timer && !k->stopped && !k->positioned && push_at(k, data, size)) k->relayed_pushed_at = k->relayed_at;
+  g_mutex_unlock(&k->lock);
+}
+
+/* The source is between two plays (a looped file's reader rebuilt): its last packet stands until hk_pacer_resume. */
+void hk_pacer_hold(hk_pacer *k) {
+  g_mutex_lock(&k->lock);
+  if (k->relayed) k->relayed_at = RELAY_HELD;
+  g_mutex_unlock(&k->lock);
+}
+
+/* The source plays again: its last packet stands KLV_RELAY_HOLD_MS more, as after any packet. */
+void hk_pacer_resume(hk_pacer *k) {
+  g_mutex_lock(&k->lock);
+  if (k->relayed && k->relayed_at == RELAY_HELD) k->relayed_at = now_ms();
   g_mutex_unlock(&k->lock);
 }
 

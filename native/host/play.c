@@ -38,6 +38,12 @@ void hc_klv_set(GBytes *packet, gint stamp_at, gboolean positioned, hc_error *e)
   g_mutex_unlock(&run_lock);
 }
 
+void hc_klv_hold(gboolean held) {
+  g_mutex_lock(&run_lock);
+  if (pacer) (held ? hk_pacer_hold : hk_pacer_resume)(pacer);
+  g_mutex_unlock(&run_lock);
+}
+
 void hc_klv_relay(const ng_msg *m) {
   g_mutex_lock(&run_lock);
   if (pacer && !g_strcmp0(m->source, hk_pacer_relay_sink(pacer))) hk_pacer_relay(pacer, m->data, m->size);

@@ -92,4 +92,35 @@ describe('KlvPacer: stamped when due, relaying the source', () => {
     expect(pushed.at(-1)!.packet.equals(SOURCE)).toBe(true);
     pacer.stop();
   });
+
+  it('held while the source is rebuilt: its last packet stands however long that takes, then KLV_RELAY_HOLD_MS more', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed, advance } = rig(true);
+    pacer.start();
+    pacer.relay(SOURCE);
+    pacer.hold();
+    advance(KLV_RELAY_HOLD_MS * 3);
+    const own = (from: number) => pushed.slice(from).filter((p) => !p.packet.equals(SOURCE)).length;
+    expect(own(1)).toBe(0);
+    pacer.resume();
+    const resumed = pushed.length;
+    advance(KLV_RELAY_HOLD_MS);
+    expect(own(resumed)).toBe(0);
+    advance(KLV_PERIOD_MS * 2);
+    expect(own(resumed)).toBeGreaterThan(0);
+    expect(decodeSt0601(pushed.at(-1)!.packet).latitude).toBeUndefined();
+    pacer.stop();
+  });
+
+  it('hold before any source packet changes nothing: the pacer\'s own packets go on', () => {
+    vi.useFakeTimers();
+    const { pacer, pushed, advance } = rig(true);
+    pacer.start();
+    pacer.hold();
+    advance(KLV_PERIOD_MS * 3);
+    pacer.resume();
+    expect(pushed.length).toBeGreaterThanOrEqual(3);
+    expect(pushed.every((p) => decodeSt0601(p.packet).latitude === undefined)).toBe(true);
+    pacer.stop();
+  });
 });
