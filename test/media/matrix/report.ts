@@ -20,6 +20,20 @@ export interface Outcome {
   klv?: boolean;
   audio?: boolean;
   ms: number;
+  /** Set when the case ran twice: why its first run failed, every failing receiver having decoded nothing. */
+  firstRun?: string;
+}
+
+/**
+ * A failed case whose every failing receiver decoded nothing at all, with no error line: starved, not damaged (seen
+ * only when the suite's other files load the two cores beside a dozen cases at once; docs/dataplane.md, "Receiver
+ * matrix"). Such a case runs once more after the others, with fewer beside it. A receiver that decoded a frame, or
+ * printed an error, is judged on its first run; the record keeps the first run's reason (`firstRun`).
+ */
+export function starved(o: Outcome): boolean {
+  if (o.result !== 'fail' || o.http !== 201 || !o.receivers?.length) return false;
+  const failing = o.receivers.filter((r) => !r.ok);
+  return failing.length > 0 && failing.every((r) => r.decoded === 0 && r.errors.length === 0);
 }
 
 export const RESULTS_JSON = join(ROOT, 'test/media/matrix/results.json');
@@ -74,6 +88,8 @@ export function markdown(outcomes: Outcome[], meta: { date: string; commit: stri
   }
   out.push('Notes:', '');
   notes.forEach((n, i) => out.push(`${i + 1}. ${n.replace(/\|/g, '\\|').replace(/\n/g, ' ')}`));
+  const again = outcomes.filter((o) => o.firstRun !== undefined);
+  out.push('', `Run twice (every failing receiver of the first run decoded nothing, with no error line; judged on the second): ${again.length ? again.map((o) => `${caseLabel(o.case)} (${o.result}; first: ${o.firstRun!.replace(/\|/g, '\\|')})`).join('; ') : 'none'}.`);
   out.push('', END);
   return out.join('\n');
 }
