@@ -6,6 +6,7 @@
       "src/messages.c",
       "src/rtsp-feed.c",
       "src/rtsp-server.c",
+      "src/rtsp-unwatched.c",
       "src/stats-core.c",
       "src/value-core.c"
     ],

@@ -10,6 +10,7 @@
 #include <gst/video/video.h>
 #include "rtsp-feed.h"
 #include "rtsp-server.h"
+#include "rtsp-unwatched.h"
 
 /* How often sessions of vanished clients (no TEARDOWN) are expired. */
 #define NG_SESSION_CLEANUP_SECONDS 3
@@ -99,6 +100,7 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
   g_object_set_data_full(G_OBJECT(media), "encoderd-path", g_strdup(path), g_free);
   CONNECT_REF(media, "prepared", on_media_prepared, s);
   CONNECT_REF(media, "unprepared", on_media_unprepared, s);
+  ng_rtsp_drop_unwatched(media);
   if (feed) {
     g_object_set_data_full(G_OBJECT(media), "encoderd-feed", ng_feed_ref(feed), ng_feed_unref);
     ng_feed_attach(feed, media);

@@ -196,7 +196,7 @@ async function runCase(c: Case, n: number): Promise<Outcome> {
     } else if (c.output === 'rtsp') {
       const url = `rtsp://127.0.0.1:${port}/${c.id}`;
       const judge = (t: string): Promise<Verdict> => (rtp
-        ? pipedJudge(av1FrontEnd('rtsp', () => `rtspsrc location=${url} protocols=${t} latency=100`, `${stem}-${t}`, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, `${stem}-${t}`)
+        ? pipedJudge(av1FrontEnd('rtsp', () => `rtspsrc location=${url} protocols=${t} latency=100 buffer-mode=none`, `${stem}-${t}`, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, `${stem}-${t}`)
         // Over UDP ffmpeg reads the video track alone: with two or more tracks its RTSP demuxer re-bases every
         // track's timestamps at the first RTCP sender report, by the offset between the tracks' first received
         // packets, and a backward re-base shows as "non monotonically increasing dts" (1–2 cases a run under load;

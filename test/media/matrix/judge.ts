@@ -171,6 +171,8 @@ export function sdpStreams(sdp: string): Array<{ pt: number; media: string; enco
  * timestamp, matroskamux drops a temporal unit without one ("Invalid buffer timestamp; dropping buffer"), and ffmpeg
  * then decoded a stream with frames missing: "Error parsing frame header" (issue 14, docs/dataplane.md). With RTP
  * time two frames share a timestamp only when the sender gave them one, and that still fails the case.
+ * The RTSP front end's rtspsrc runs its jitter buffers the same way (`buffer-mode=none`): in slave mode a decoded
+ * frame under load was stamped one frame behind the one before ("non monotonically increasing dts", 1 case in 60).
  */
 export const BUNDLE_JITTER = 'rtpjitterbuffer latency=500 mode=none';
 
