@@ -58,7 +58,7 @@ export type EngineHostKind = 'node' | 'native';
 export class EngineHostProcess extends EventEmitter implements EngineHost {
   private child: ChildProcess | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<number, { op: HostCommand['op']; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private closing = false;
   /** The native host's JSON-line encoding and the policy it leaves to the core (native-host.ts); null for Node's. */
   private codec: NativeHostCodec | null = null;
@@ -174,6 +174,8 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         ? new HostGoneError(outcome.error.message)
         : new HostCommandError(outcome.error.code, outcome.error.message));
     } else p.resolve(outcome.value);
+    // After the caller's own continuation: the spare pool starts the next spare then (core/engine/spare-host.ts).
+    this.emit('answered', p.op);
   }
 
   request<T = unknown>(cmd: HostCommand, timeoutMs = 30000): Promise<T> {
@@ -187,7 +189,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         child.kill('SIGKILL');
         reject(new HostCommandError('NG_ERR_TIMEOUT', `engine host did not answer ${cmd.op} in time`));
       }, timeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.pending.set(id, { op: cmd.op, resolve: resolve as (v: unknown) => void, reject, timer });
       child.send(this.codec ? this.codec.encode(id, cmd) : { id, cmd }, (err) => {
         if (err) this.settle(id, { error: { code: 'HOST_GONE', message: err.message } });
       });

@@ -1,12 +1,17 @@
 /**
  * The spare engine host (config spareEngineHost, docs/engine-host.md "The spare host"): one host kept started and
  * idle, GStreamer loaded and its plugins registered, handed to the next pipeline that needs a host, so that a
- * create's start path holds the pipeline and nothing else. The next spare is started as one is handed over.
+ * create's start path holds the pipeline and nothing else. The next spare is started once the one handed over has
+ * answered its first command (the play, mostly): spawning a process blocks the event loop for milliseconds, and a
+ * new host's start takes a core for some more; neither should sit on the start the operator waits for.
  *
  * A spare that dies while idle (or never says ready) is replaced after a wait that doubles from retryBaseMs to
  * retryMaxMs, so a host that cannot start (a broken install, a memory ceiling too low) does not spin a core.
  */
 import type { Logger } from 'pino';
+
+/** The next spare is started this long after a hand-over at the latest (a host handed over and given no command). */
+const REFILL_AT_LATEST_MS = 1000;
 
 /** What the pool needs of a host: EngineHostProcess, or a test's fake. */
 export interface SpareableHost {
@@ -19,6 +24,9 @@ export interface SpareableHost {
   close(): Promise<void>;
   once(event: 'exit', listener: () => void): this;
   off(event: 'exit', listener: () => void): this;
+  /** `answered`: the host answered a command (its op), or it failed for want of a host. */
+  on(event: 'answered', listener: (op: string) => void): this;
+  off(event: 'answered', listener: (op: string) => void): this;
 }
 
 export interface SpareHostOptions {
@@ -64,8 +72,8 @@ export class SpareHosts<H extends SpareableHost> {
   }
 
   /**
-   * The spare for pipelineId, started or still starting, and the next one started; null when there is none (a
-   * pipeline's own host is spawned then, as without a spare).
+   * The spare for pipelineId, started or still starting; null when there is none (a pipeline's own host is spawned
+   * then, as without a spare). The next spare is started when this one has answered its first command after its name.
    */
   take(pipelineId: string): H | null {
     const host = this.spare;
@@ -74,7 +82,20 @@ export class SpareHosts<H extends SpareableHost> {
     if (this.onSpareExit) host.off('exit', this.onSpareExit);
     this.onSpareExit = null;
     host.assign(pipelineId);
-    this.fill();
+    const refill = () => {
+      clearTimeout(latest);
+      host.off('answered', onAnswered);
+      host.off('exit', refill);
+      // After what the answer wakes (the API's reply to the operator).
+      setImmediate(() => this.fill());
+    };
+    const onAnswered = (op: string) => {
+      if (op !== 'name') refill();
+    };
+    const latest = setTimeout(refill, REFILL_AT_LATEST_MS);
+    latest.unref();
+    host.on('answered', onAnswered);
+    host.once('exit', refill);
     return host;
   }
 

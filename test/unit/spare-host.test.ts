@@ -33,6 +33,11 @@ class FakeSpare extends EventEmitter implements SpareableHost {
     this.emit('exit');
   }
 
+  /** The host answers a command of the core's. */
+  answer(op: string): void {
+    this.emit('answered', op);
+  }
+
   assign(pipelineId: string): void {
     this.pipeline = pipelineId;
   }
@@ -61,8 +66,11 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
+/** Lets what was set off run: the next spare starts in a setImmediate (after the answer's own continuations). */
+const settle = () => vi.advanceTimersByTimeAsync(1);
+
 describe('spare engine host', () => {
-  it('starts one spare and hands it to the next pipeline, named for it, and starts the next one', async () => {
+  it('starts one spare, hands it to the next pipeline named for it, and starts the next once the play is answered', async () => {
     spares.fill();
     spares.fill();
     expect(made).toHaveLength(1);
@@ -71,14 +79,42 @@ describe('spare engine host', () => {
     const host = spares.take('cam1');
     expect(host).toBe(made[0]);
     expect(host!.pipeline).toBe('cam1');
+    expect(spares.pid).toBeNull();
+    host!.answer('name');
+    await settle();
+    expect(made).toHaveLength(1);
+    host!.answer('play');
+    expect(made).toHaveLength(1);
+    await settle();
     expect(made).toHaveLength(2);
     expect(spares.pid).toBe(made[1].pid);
     expect(made[1].pipeline).toBeNull();
+    host!.answer('stop');
+    await settle();
+    expect(made).toHaveLength(2);
   });
 
-  it('hands over a spare still starting: the pipeline waits for that start, not a new one', () => {
+  it('starts the next spare a second after a hand-over at the latest, or when the host handed over ends', async () => {
     spares.fill();
-    expect(spares.take('cam1')).toBe(made[0]);
+    spares.take('idle');
+    await vi.advanceTimersByTimeAsync(999);
+    expect(made).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await settle();
+    expect(made).toHaveLength(2);
+    spares.take('short-lived')!.die();
+    await settle();
+    expect(made).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(made).toHaveLength(3);
+  });
+
+  it('hands over a spare still starting: the pipeline waits for that start, not a new one', async () => {
+    spares.fill();
+    const host = spares.take('cam1')!;
+    expect(host).toBe(made[0]);
+    host.answer('play');
+    await settle();
     expect(made).toHaveLength(2);
   });
 
@@ -126,6 +162,7 @@ describe('spare engine host', () => {
     spares.fill();
     made[0].becomeReady();
     const host = spares.take('cam1')!;
+    host.answer('play');
     host.die();
     await vi.advanceTimersByTimeAsync(1000);
     expect(made).toHaveLength(2);
