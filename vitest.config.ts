@@ -6,13 +6,14 @@ const ALL = ['test/**/*.test.ts', 'core/**/*.test.ts', 'plugins/**/*.test.ts', '
  * Service tests run a second time with the native engine host (docs/engine-host.md), a few that between them send
  * every host command: play/stop/set and live changes (api/pipeline-udp), samples (framegrabs), stats, RTSP feed and
  * on-demand mounts (media/rtsp), probe (media/passthrough), companions (media/sources: looped files), KLV pacing
- * and relay (klv/e2e). Fewer than all: a second run of every media file put the two-core machine past what its
- * timing-sensitive tests bear. The wider set (17 files, adding SRT, multiview, audio, outputs, lifecycle events, lost
+ * and relay (klv/e2e), the spare host named for its pipeline (lifecycle/spare-host). Fewer than all: a second run of
+ * every media file put the two-core machine past what its timing-sensitive tests bear. The wider set (17 files, adding SRT, multiview, audio, outputs, lifecycle events, lost
  * sources, KLV passthrough) passed by hand: `ENCODERD_ENGINE_HOST=native npx vitest run <files>`.
  */
 const NATIVE_HOST = [
   'test/api/pipeline-udp.test.ts', 'test/framegrabs/framegrabs.test.ts', 'test/stats/stats.test.ts',
   'test/media/rtsp.test.ts', 'test/media/passthrough.test.ts', 'test/media/sources.test.ts', 'test/klv/e2e.test.ts',
+  'test/lifecycle/spare-host.test.ts',
 ];
 
 // Real pipelines are slow to start and the machine has two cores: files run in parallel in forked

@@ -15,7 +15,7 @@ import { authGuard } from './auth/guard';
 import { Sessions } from './auth/sessions';
 import { loadOrCreateTokenKey } from './auth/token-key';
 import type { Config } from './config/schema';
-import { hostFactory, PRLIMIT, type EngineHostFactory } from './engine/host-process';
+import { engineHosts, PRLIMIT, type EngineHostFactory } from './engine/host-process';
 import { loadNative } from './engine/native';
 import { createDevices } from './devices';
 import { PipelineEvents } from './events/pipeline-events';
@@ -93,7 +93,14 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
     throw new Error(`engineHost native: ${nativeEngineHost} is missing (node scripts/build-native.mjs builds it)`);
   }
   if (config.hostMemoryMaxMb && !PRLIMIT) log.warn('prlimit (util-linux) is not installed: engine hosts run without a memory ceiling');
-  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hostFactory({ memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024, startTimeoutMs: config.hostStartTimeoutMs, kind: config.engineHost }) });
+  // A test's own factory has no spare: it counts what it is asked for.
+  const hosts = engineHosts({
+    memoryMaxBytes: config.hostMemoryMaxMb * 1024 * 1024, startTimeoutMs: config.hostStartTimeoutMs, kind: config.engineHost,
+    spare: config.spareEngineHost && !overrides.hosts
+      ? { retryBaseMs: config.restartBackoffBaseMs, retryMaxMs: config.restartBackoffMaxMs, log: log.child({ component: 'spare-host' }) }
+      : undefined,
+  });
+  container.register(TOKENS.EngineHostFactory, { useValue: overrides.hosts ?? hosts.factory });
   container.register(TOKENS.PipelineEvents, { useValue: new PipelineEvents() });
   // No --licence at all is the unrestricted default; a configured one that fails to verify grants nothing.
   const licence = config.licence ? loadLicence(config.licence, config.licenceKey) : unrestricted;
@@ -177,12 +184,14 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
       await app.listen({ port: config.port, host: config.host });
       await frontEnds.listen();
       devices.start();
+      // Before the restore: the first stored pipeline to start takes it.
+      hosts.start();
       await manager.restore();
       phase = 'ready';
     },
     async close() {
       phase = 'stopping';
-      await manager.shutdown();
+      await Promise.all([manager.shutdown(), hosts.close()]);
       devices.stop();
       // pipeline.stopped for the pipelines just stopped still goes out (each delivery ends within 5 s).
       await dispatcher.settle();

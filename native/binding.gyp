@@ -35,7 +35,8 @@
       "host/main.c",
       "host/pipe.c",
       "host/play.c",
-      "host/probe.c"
+      "host/probe.c",
+      "host/title.c"
     ],
     "test_addon_sources": [
       "test-addon/fake-cameras.c",

@@ -13,7 +13,10 @@ const NUMERIC = new Set(['port', 'webPort', 'explorerPort', 'startTimeoutMs', 's
 
 export class ConfigError extends Error {}
 
+const BOOLEAN = new Set(['spareEngineHost']);
+
 function coerce(key: string, text: string): unknown {
+  if (BOOLEAN.has(key)) return text === 'true' ? true : text === 'false' ? false : text;
   if (NUMERIC.has(key)) return /^-?\d+$/.test(text) ? Number(text) : text;
   if (key === 'trustedProxies') return text.split(',').map((s) => s.trim()).filter(Boolean);
   return text;

@@ -53,6 +53,11 @@ export interface Config {
    * native/build/encoderd-host, docs/engine-host.md). Same protocol, same isolation.
    */
   engineHost: 'node' | 'native';
+  /**
+   * Keep one engine host started and idle for the next pipeline start that needs a host, and start another as it is
+   * taken (docs/engine-host.md, "The spare host"): a create's start path holds only the pipeline, for an idle host's RSS.
+   */
+  spareEngineHost: boolean;
 }
 
 export const configSchema = {
@@ -82,6 +87,7 @@ export const configSchema = {
     restartBackoffMaxMs: { type: 'integer', minimum: 10, maximum: 3600000, default: RESTART_BACKOFF_MAX_MS },
     hostStartTimeoutMs: { type: 'integer', minimum: 500, maximum: 120000, default: HOST_START_TIMEOUT_MS },
     engineHost: { type: 'string', enum: ['node', 'native'], default: 'node' },
+    spareEngineHost: { type: 'boolean', default: true },
   },
 } as const;
 
@@ -93,5 +99,5 @@ export const OPTION_NAMES: Record<keyof Config, string> = {
   stopTimeoutMs: 'stop-timeout-ms', bodyLimit: 'body-limit', sseKeepaliveMs: 'sse-keepalive-ms', procAsoundRoot: 'proc-asound-root',
   hostMemoryMaxMb: 'host-memory-max-mb', maxTotalPixelRate: 'max-total-pixel-rate',
   restartBackoffBaseMs: 'restart-backoff-base-ms', restartBackoffMaxMs: 'restart-backoff-max-ms', hostStartTimeoutMs: 'host-start-timeout-ms',
-  engineHost: 'engine-host',
+  engineHost: 'engine-host', spareEngineHost: 'spare-engine-host',
 };

@@ -323,6 +323,10 @@ async function handle(cmd: HostCommand): Promise<unknown> {
       return null;
     case 'state':
       return { state: pipeline ? pipeline.getState() : 'null', rtspClients: serviceClients() ?? 0 };
+    case 'name':
+      // libuv writes the title over the argv's own memory, which the spare's padding made long enough.
+      process.title = `${process.argv[0]} ${process.argv[1]} --pipeline ${cmd.pipeline}`;
+      return null;
   }
 }
 

@@ -9,6 +9,7 @@ import { engineHostScript, nativeEngineHost } from '../paths';
 import { NativeHostCodec } from './native-host';
 import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './protocol';
 import { isReply } from './protocol';
+import { SpareHosts, type SpareHostOptions } from './spare-host';
 
 export class HostCommandError extends Error {
   constructor(readonly code: string, message: string) {
@@ -40,6 +41,12 @@ export interface HostExit {
   hint?: string;
 }
 
+/**
+ * A spare's argv: room for `--pipeline` and the longest id (64, core/pipeline/schema.ts) where it says `--spare`, so
+ * the `name` command can write them over it in place (the process's cmdline is its argv's memory).
+ */
+const TITLE_ROOM = ' '.repeat(72);
+
 /** How a failed allocation ends a host: GLib's g_error traps, libc and V8 abort, an unchecked NULL faults. */
 const ALLOCATION_FAILURE_SIGNALS = new Set(['SIGTRAP', 'SIGABRT', 'SIGSEGV', 'SIGBUS']);
 
@@ -51,13 +58,16 @@ export type EngineHostKind = 'node' | 'native';
 export class EngineHostProcess extends EventEmitter implements EngineHost {
   private child: ChildProcess | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<number, { op: HostCommand['op']; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private closing = false;
   /** The native host's JSON-line encoding and the policy it leaves to the core (native-host.ts); null for Node's. */
   private codec: NativeHostCodec | null = null;
+  /** A spare's start under way or done (warmUp); the next start() names the host instead of spawning one. */
+  private spare: Promise<void> | null = null;
+  private adopting = false;
 
   constructor(
-    private readonly pipelineId: string,
+    private pipelineId: string,
     private readonly opts: { startTimeoutMs: number; env?: NodeJS.ProcessEnv; memoryMaxBytes?: number; kind?: EngineHostKind },
   ) {
     super();
@@ -71,13 +81,48 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  start(): Promise<void> {
+  /**
+   * Starts the host: a spare's (warmUp, core/engine/spare-host.ts) is named for this pipeline, its start already done;
+   * otherwise a new process is spawned and said ready. A spare that died before it was named is replaced by a new one here.
+   */
+  async start(): Promise<void> {
+    const spare = this.spare;
+    this.spare = null;
+    if (spare) {
+      this.adopting = true;
+      try {
+        await spare;
+        await this.request({ op: 'name', pipeline: this.pipelineId }, this.opts.startTimeoutMs);
+        return;
+      } catch (err) {
+        if (!(err instanceof HostGoneError)) throw err;
+      } finally {
+        this.adopting = false;
+      }
+    }
+    return this.launch(['--pipeline', this.pipelineId]);
+  }
+
+  /**
+   * Starts the process as a spare, with no pipeline yet: its argv leaves room for the `--pipeline <id>` the `name`
+   * command writes over it, so `ps` shows which pipeline a host serves as for any other host.
+   */
+  warmUp(): Promise<void> {
+    this.spare = this.launch(['--spare', TITLE_ROOM]);
+    return this.spare;
+  }
+
+  /** Which pipeline the host is for: set when a spare is handed to one (before start). */
+  assign(pipelineId: string): void {
+    this.pipelineId = pipelineId;
+  }
+
+  private launch(args: string[]): Promise<void> {
     this.closing = false;
     // Two malloc arenas, not glibc's 8 per core: every pipeline start brings new streaming threads, each of which
     // would otherwise take an arena of its own and keep its freed pages, so a host's RSS climbed with every
     // rebuild, stop/play and RTSP session before levelling off (docs/operations.md, "Memory over weeks").
     const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' };
-    const args = ['--pipeline', this.pipelineId];
     this.codec = this.opts.kind === 'native' ? new NativeHostCodec() : null;
     const codec = this.codec;
     const child = codec
@@ -108,6 +153,8 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         if (this.child === child) this.child = null;
         for (const [id] of this.pending) this.settle(id, { error: { code: 'HOST_GONE', message: 'the engine host exited' } });
         reject(new HostGoneError(`engine host for ${this.pipelineId} exited during start`));
+        // A spare that died while it was being named is not news: start() spawns its replacement.
+        if (this.adopting) return;
         const max = this.opts.memoryMaxBytes;
         const hint = max && PRLIMIT && signal && ALLOCATION_FAILURE_SIGNALS.has(signal)
           ? `a host that needs more than its ${Math.round(max / 1048576)} MiB memory ceiling ends this way (--host-memory-max-mb)`
@@ -127,6 +174,8 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         ? new HostGoneError(outcome.error.message)
         : new HostCommandError(outcome.error.code, outcome.error.message));
     } else p.resolve(outcome.value);
+    // After the caller's own continuation: the spare pool starts the next spare then (core/engine/spare-host.ts).
+    this.emit('answered', p.op);
   }
 
   request<T = unknown>(cmd: HostCommand, timeoutMs = 30000): Promise<T> {
@@ -140,7 +189,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         child.kill('SIGKILL');
         reject(new HostCommandError('NG_ERR_TIMEOUT', `engine host did not answer ${cmd.op} in time`));
       }, timeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.pending.set(id, { op: cmd.op, resolve: resolve as (v: unknown) => void, reject, timer });
       child.send(this.codec ? this.codec.encode(id, cmd) : { id, cmd }, (err) => {
         if (err) this.settle(id, { error: { code: 'HOST_GONE', message: err.message } });
       });
@@ -162,12 +211,34 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
   }
 }
 
+export interface HostFactoryOptions {
+  memoryMaxBytes?: number;
+  startTimeoutMs: number;
+  kind?: EngineHostKind;
+  /** Keep a spare host ready (config spareEngineHost): with its retry waits and logger. */
+  spare?: SpareHostOptions;
+}
+
+/** The factory and what it keeps besides the hosts it made: the spare, ended with close(). */
+export interface EngineHosts {
+  factory: EngineHostFactory;
+  /** Starts the spare, when there is to be one. */
+  start(): void;
+  /** The spare host's pid, null when there is none now. */
+  sparePid(): number | null;
+  close(): Promise<void>;
+}
+
 /**
  * Engine hosts of kind (Node by default) with an address-space ceiling (RLIMIT_AS) of memoryMaxBytes each (0 or
- * absent: none), each given startTimeoutMs to say it is ready.
+ * absent: none), each given startTimeoutMs to say it is ready; with `spare`, each taken from the spare while there is
+ * one (core/engine/spare-host.ts).
  */
-export function hostFactory(opts: { memoryMaxBytes?: number; startTimeoutMs: number; kind?: EngineHostKind }): EngineHostFactory {
-  return (id) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes, startTimeoutMs: opts.startTimeoutMs, kind: opts.kind });
+export function engineHosts(opts: HostFactoryOptions): EngineHosts {
+  const make = (id: string) => new EngineHostProcess(id, { memoryMaxBytes: opts.memoryMaxBytes, startTimeoutMs: opts.startTimeoutMs, kind: opts.kind });
+  if (!opts.spare) return { factory: make, start: () => undefined, sparePid: () => null, close: async () => undefined };
+  const spares = new SpareHosts(() => make('(spare)'), opts.spare);
+  return { factory: (id) => spares.take(id) ?? make(id), start: () => spares.fill(), sparePid: () => spares.pid, close: () => spares.close() };
 }
 
 /**

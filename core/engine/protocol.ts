@@ -29,7 +29,9 @@ export type HostCommand =
   /** The position the KLV pacer sends from now on (null: none); sent at once. */
   | { op: 'klv'; position: KlvPosition | null }
   | { op: 'force-key-unit'; element: string }
-  | { op: 'state' };
+  | { op: 'state' }
+  /** A spare host handed to a pipeline (core/engine/spare-host.ts): its cmdline says `--pipeline <pipeline>` from now on. */
+  | { op: 'name'; pipeline: string };
 
 export interface HostRequest {
   id: number;

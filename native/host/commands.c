@@ -186,9 +186,21 @@ static JsonNode *state(JsonObject *cmd, hc_error *e) {
   return json_builder_get_root(b);
 }
 
+/* A spare handed to a pipeline: ps shows which one it serves (title.c). */
+static JsonNode *name(JsonObject *cmd, hc_error *e) {
+  const char *pipeline = hc_string(cmd, "pipeline", NULL);
+  if (!pipeline) {
+    hc_fail(e, "NG_ERR_ARG", "name needs a pipeline");
+    return NULL;
+  }
+  if (!hc_title_set(pipeline)) g_printerr("encoderd-host: no room in argv to name the host for %s\n", pipeline);
+  return NULL;
+}
+
 static const struct { const char *op; JsonNode *(*run)(JsonObject *cmd, hc_error *e); } commands[] = {
   { "play", hc_play }, { "stop", hc_stop }, { "set", set }, { "inspect", inspect }, { "probe", hc_probe },
   { "push", push }, { "klv", klv }, { "force-key-unit", force_key_unit }, { "state", state },
+  { "name", name },
 };
 
 static void reply(JsonNode *id, JsonNode *result, hc_error *e) {

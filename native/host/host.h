@@ -62,6 +62,13 @@ void hc_teardown(void);
  * does the same, docs/operations.md "Memory over weeks"). Any thread. */
 void hc_trim_soon(void);
 
+/* ---- title.c: what ps shows ---- */
+
+/* Notes where argv's strings lie (main, before gst_init rearranges argv). */
+void hc_title_init(int argc, char **argv);
+/* The cmdline becomes `<program> --pipeline <pipeline>` (command thread); FALSE when it does not fit. */
+gboolean hc_title_set(const char *pipeline);
+
 /* ---- host-stats.c: a stats event once a second ---- */
 
 typedef struct hs_sampler hs_sampler;

@@ -41,6 +41,7 @@ int main(int argc, char **argv) {
     g_printerr("encoderd-host: no NODE_CHANNEL_FD: the engine host is started by encoderd, not by hand\n");
     return 64;
   }
+  hc_title_init(argc, argv);
   g_autoptr(GError) err = NULL;
   if (!gst_init_check(&argc, &argv, &err)) {
     g_printerr("encoderd-host: gst_init failed: %s\n", err ? err->message : "unknown");

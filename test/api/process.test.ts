@@ -1,7 +1,10 @@
-/** The service as a process: health shapes, TLS reuse, SIGTERM finalises and exits 0, SIGKILL leaves no hosts. */
+/**
+ * The service as a process: health shapes, TLS reuse, SIGTERM finalises and exits 0, SIGKILL leaves no hosts (the
+ * spare engine host included).
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { h264Body, run, sleep, startService, waitFor } from '../helpers/service';
+import { h264Body, hostPidsByPipeline, run, sleep, sparePid, startService, waitFor } from '../helpers/service';
 
 function alive(pid: number): boolean {
   try {
@@ -51,8 +54,11 @@ describe('service process', () => {
     const path = `${svc.dataDir}/term.mkv`;
     expect((await svc.api('POST', '/svc/pipeline', h264Body('term', path))).status).toBe(201);
     await sleep(1500);
+    expect([...(await hostPidsByPipeline(svc.child.pid!)).keys()]).toEqual(['term']);
+    const spare = await waitFor(() => sparePid(svc.child.pid!));
     const hosts = await hostPids(svc.child.pid!);
-    expect(hosts.length).toBe(1);
+    expect(hosts).toContain(spare);
+    expect(hosts.length).toBe(2);
     expect(await svc.stop()).toBe(0);
     for (const pid of hosts) expect(alive(pid)).toBe(false);
     const probe = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]);
@@ -64,8 +70,11 @@ describe('service process', () => {
     for (const id of ['k1', 'k2']) {
       expect((await svc.api('POST', '/svc/pipeline', h264Body(id, `${svc.dataDir}/${id}.ts`))).status).toBe(201);
     }
+    expect([...(await hostPidsByPipeline(svc.child.pid!)).keys()].sort()).toEqual(['k1', 'k2']);
+    const spare = await waitFor(() => sparePid(svc.child.pid!));
     const hosts = await hostPids(svc.child.pid!);
-    expect(hosts.length).toBe(2);
+    expect(hosts).toContain(spare);
+    expect(hosts.length).toBe(3);
     await svc.kill('SIGKILL');
     await waitFor(() => hosts.every((pid) => !alive(pid)), 5000);
   });

@@ -174,6 +174,13 @@ export async function hostPidsByPipeline(servicePid: number): Promise<Map<string
   return out;
 }
 
+/** The pid of the service's spare engine host (core/engine/spare-host.ts: `--spare` in its argv), or undefined. */
+export async function sparePid(servicePid: number): Promise<number | undefined> {
+  const r = await run('ps', ['-o', 'pid=,args=', '--ppid', String(servicePid)]);
+  const m = /^\s*(\d+)\s.*\s--spare\b/m.exec(r.stdout);
+  return m ? Number(m[1]) : undefined;
+}
+
 /** Receives UDP datagrams on 127.0.0.1:port into an array with arrival times. */
 export async function udpReceiver(port: number) {
   const { createSocket } = await import('node:dgram');

@@ -12,7 +12,9 @@ beforeAll(async () => {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   faultFile = join(mkdtempSync(join(tmpdir(), 'fault-')), 'no-hosts');
-  svc = await startService({ env: hostFaultEnv({ start: faultFile }) });
+  // No spare host: "no host can start" must meet the next host's start, and a spare started before the fault would
+  // stand in for it (test/lifecycle/spare-host.test.ts covers the spare).
+  svc = await startService({ env: { ...hostFaultEnv({ start: faultFile }), ENCODERD_SPARE_ENGINE_HOST: 'false' } });
 });
 afterAll(async () => {
   rmSync(faultFile, { force: true });

@@ -4,7 +4,7 @@
  * between, and an exit 0 when the channel closes or on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -22,8 +22,8 @@ afterEach(() => {
   for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-async function startHost(): Promise<Host> {
-  const child = spawn(HOST, ['--pipeline', 'test'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+async function startHost(args = ['--pipeline', 'test']): Promise<Host> {
+  const child = spawn(HOST, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
   started.push(child);
   const events: Array<Record<string, any>> = [];
   const pending = new Map<number, (m: Record<string, any>) => void>();
@@ -52,6 +52,15 @@ async function startHost(): Promise<Host> {
 }
 
 describe('native engine host', () => {
+  it('a spare named for its pipeline says so in its cmdline, as a host started for it does', async () => {
+    const h = await startHost(['--spare', ' '.repeat(72)]);
+    const cmdline = () => readFileSync(`/proc/${h.child.pid}/cmdline`, 'latin1').replace(/\0+$/, '').split('\0');
+    expect(cmdline()).toEqual([HOST, '--spare', ' '.repeat(72)]);
+    expect(await h.request({ op: 'name', pipeline: 'cam-1' })).toEqual({ id: 1, ok: true, result: null });
+    expect(cmdline()).toEqual([HOST, '--pipeline', 'cam-1']);
+    expect((await h.request({ op: 'name' })).error).toEqual({ code: 'NG_ERR_ARG', message: 'name needs a pipeline' });
+  });
+
   it('says ready with its pid, plays, sets, reports state and stats, stops', async () => {
     const h = await startHost();
     expect(h.events[0]).toEqual({ event: 'ready', pid: h.child.pid });

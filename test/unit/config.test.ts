@@ -41,4 +41,11 @@ describe('config', () => {
     expect(() => loadConfig(['--restart-backoff-base-ms', '5000', '--restart-backoff-max-ms', '1000'], {})).toThrow(/restartBackoffMaxMs \(1000\) must be at least restartBackoffBaseMs/);
     expect(() => loadConfig(['--host-start-timeout-ms', '10'], {})).toThrow(/hostStartTimeoutMs must be between 500 and 120000/);
   });
+
+  it('keeps a spare engine host unless told not to, as true or false only', () => {
+    expect(loadConfig([], {}).spareEngineHost).toBe(true);
+    expect(loadConfig([], { ENCODERD_SPARE_ENGINE_HOST: 'false' }).spareEngineHost).toBe(false);
+    expect(loadConfig(['--spare-engine-host', 'true'], { ENCODERD_SPARE_ENGINE_HOST: 'false' }).spareEngineHost).toBe(true);
+    expect(() => loadConfig(['--spare-engine-host', 'no'], {})).toThrow(/spareEngineHost must be a boolean/);
+  });
 });
