@@ -8,11 +8,14 @@ const ALL = ['test/**/*.test.ts', 'core/**/*.test.ts', 'plugins/**/*.test.ts', '
  * on-demand mounts (media/rtsp), probe (media/passthrough), companions (media/sources: looped files), KLV pacing
  * and relay (klv/e2e). Fewer than all: a second run of every media file put the two-core machine past what its
  * timing-sensitive tests bear. The wider set (17 files, adding SRT, multiview, audio, outputs, lifecycle events, lost
- * sources, KLV passthrough) passed by hand: `ENCODERD_ENGINE_HOST=native npx vitest run <files>`.
+ * sources, KLV passthrough) passed by hand: `ENCODERD_ENGINE_HOST=native npx vitest run <files>`. And the supervisor's
+ * injected host faults (lifecycle/crash, lifecycle/patch), which take a shim of their own in a native host
+ * (native/test-host-faults).
  */
 const NATIVE_HOST = [
   'test/api/pipeline-udp.test.ts', 'test/framegrabs/framegrabs.test.ts', 'test/stats/stats.test.ts',
   'test/media/rtsp.test.ts', 'test/media/passthrough.test.ts', 'test/media/sources.test.ts', 'test/klv/e2e.test.ts',
+  'test/lifecycle/crash.test.ts', 'test/lifecycle/patch.test.ts',
 ];
 
 // Real pipelines are slow to start and the machine has two cores: files run in parallel in forked
