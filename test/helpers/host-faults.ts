@@ -11,7 +11,7 @@ const PRELOAD = join(__dirname, '../fixtures/host-faults.js');
 const NATIVE_SHIM = join(__dirname, '../../native/build/test/host-faults.so');
 
 export function hostFaultEnv(files: { start?: string; play?: string }): NodeJS.ProcessEnv {
-  if (!existsSync(NATIVE_SHIM) && process.env.ENCODERD_ENGINE_HOST === 'native') {
+  if (!existsSync(NATIVE_SHIM) && process.env.ENCODERD_ENGINE_HOST !== 'node') {
     throw new Error(`no ${NATIVE_SHIM}: the native host's faults need \`node scripts/build-native.mjs --test\``);
   }
   return {
