@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSt0601 } from '../../core/klv/st0601';
 import { freePort, ROOT, startService, waitFor, type RunningService } from '../helpers/service';
+import { waitListening } from '../media/matrix/judge';
 import { expectPosition } from './receivers';
 
 const GEO = { latitude: 64.146582, longitude: -21.942635, altitude: 12, heading: 45 };
@@ -114,6 +115,8 @@ describe('KLV in the AV1 RTP bundle', () => {
       'tcp',
     );
     try {
+      // A pipeline that connects before gst-launch listens fails its start ("Could not open resource for reading").
+      await waitListening(port, 10000);
       let r = await svc.api('POST', '/svc/pipeline', {
         id, mode: 'simple', source: { uri: 'test://ball' }, encoding: { codec: 'av1', bitrate: 300, width: 320, height: 240, fps: 15, quality: 1 },
         output: { uri: `tcp://127.0.0.1:${port}` },
