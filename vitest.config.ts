@@ -3,17 +3,19 @@ import { defineConfig } from 'vitest/config';
 const ALL = ['test/**/*.test.ts', 'core/**/*.test.ts', 'plugins/**/*.test.ts', 'examples/**/*.test.ts'];
 
 /**
- * Service tests run a second time with the native engine host (docs/engine-host.md), a few that between them send
- * every host command: play/stop/set and live changes (api/pipeline-udp), samples (framegrabs), stats, RTSP feed and
- * on-demand mounts (media/rtsp), probe (media/passthrough), companions (media/sources: looped files), KLV pacing
- * and relay (klv/e2e), the spare host named for its pipeline (lifecycle/spare-host). Fewer than all: a second run of
- * every media file put the two-core machine past what its timing-sensitive tests bear. The wider set (17 files, adding SRT, multiview, audio, outputs, lifecycle events, lost
- * sources, KLV passthrough) passed by hand: `ENCODERD_ENGINE_HOST=native npx vitest run <files>`.
+ * Service tests run a second time with the Node engine host (docs/engine-host.md; the native one is the default), a
+ * few that between them send every host command: play/stop/set and live changes (api/pipeline-udp), samples
+ * (framegrabs), stats, RTSP feed and on-demand mounts (media/rtsp), probe (media/passthrough), companions
+ * (media/sources: looped files), KLV pacing and relay (klv/e2e), and the supervisor's injected host faults
+ * (lifecycle/crash, lifecycle/patch: test/fixtures/host-faults.js in a Node host), the spare host named for its
+ * pipeline (lifecycle/spare-host). Fewer than all: a second run of
+ * every media file put the two-core machine past what its timing-sensitive tests bear. The whole suite runs with the
+ * Node host by hand: `ENCODERD_ENGINE_HOST=node npx vitest run <dir>`, a directory at a time.
  */
-const NATIVE_HOST = [
+const NODE_HOST = [
   'test/api/pipeline-udp.test.ts', 'test/framegrabs/framegrabs.test.ts', 'test/stats/stats.test.ts',
   'test/media/rtsp.test.ts', 'test/media/passthrough.test.ts', 'test/media/sources.test.ts', 'test/klv/e2e.test.ts',
-  'test/lifecycle/spare-host.test.ts',
+  'test/lifecycle/crash.test.ts', 'test/lifecycle/patch.test.ts', 'test/lifecycle/spare-host.test.ts',
 ];
 
 // Real pipelines are slow to start and the machine has two cores: files run in parallel in forked
@@ -27,7 +29,7 @@ export default defineConfig({
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'default', include: ALL } },
-      { extends: true, test: { name: 'native-host', include: NATIVE_HOST, env: { ENCODERD_ENGINE_HOST: 'native' } } },
+      { extends: true, test: { name: 'node-host', include: NODE_HOST, env: { ENCODERD_ENGINE_HOST: 'node' } } },
     ],
   },
 });

@@ -90,7 +90,8 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   container.register(TOKENS.PluginRegistry, { useValue: registry });
   // At startup, not at the first create: a tree without the executable (a deployed one carries prebuilt addons only).
   if (config.engineHost === 'native' && !overrides.hosts && !existsSync(nativeEngineHost)) {
-    throw new Error(`engineHost native: ${nativeEngineHost} is missing (node scripts/build-native.mjs builds it)`);
+    throw new Error(`engineHost native: ${nativeEngineHost} is missing (node scripts/build-native.mjs builds it; `
+      + 'a deployed tree takes it from native/prebuilds, made by npm run native:prebuild)');
   }
   if (config.hostMemoryMaxMb && !PRLIMIT) log.warn('prlimit (util-linux) is not installed: engine hosts run without a memory ceiling');
   // A test's own factory has no spare: it counts what it is asked for.

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Copies the built tree (what bin/encoderd needs at run time, nothing to build with) into DEST:
-# package.json, bin/, dist/, web/, config/, docs/, the native addon and production node_modules.
+# package.json, bin/, dist/, web/, config/, docs/, the native addon and engine host, and production node_modules.
 # Used by scripts/install-systemd.sh and scripts/build-image.sh. Build first: `npm run setup` (or npm start once).
 #
-# The addon: native/prebuilds/ when `npm run native:prebuild` made it (node-gyp-build picks the one for the
-# platform, so the same tree serves x64 and arm64), else the local build in native/build/Release.
+# The addon and the native engine host: native/prebuilds/ when `npm run native:prebuild` made them (node-gyp-build and
+# core/paths.ts pick the ones for the platform, so the same tree serves x64 and arm64), else the local build in
+# native/build.
 set -eu
 
 usage() { echo "usage: $0 DEST" >&2; exit 2; }
@@ -17,6 +18,11 @@ for f in dist/core/main.js dist/core/engine/host-main.js native/index.js; do
 done
 if [ ! -d "$ROOT/native/prebuilds" ] && [ ! -e "$ROOT/native/build/Release/encoderd.node" ]; then
   echo "$0: no native addon (native/prebuilds or native/build/Release/encoderd.node): build first" >&2
+  exit 1
+fi
+
+if [ -d "$ROOT/native/prebuilds" ] && ! ls "$ROOT"/native/prebuilds/*/encoderd-host >/dev/null 2>&1; then
+  echo "$0: native/prebuilds has no encoderd-host (made before the native engine host): npm run native:prebuild" >&2
   exit 1
 fi
 
@@ -34,6 +40,7 @@ if [ -d "$ROOT/native/prebuilds" ]; then
 else
   mkdir -p "$DEST/native/build/Release"
   cp -a "$ROOT/native/build/Release/encoderd.node" "$DEST/native/build/Release/"
+  [ ! -e "$ROOT/native/build/encoderd-host" ] || cp -a "$ROOT/native/build/encoderd-host" "$DEST/native/build/"
 fi
 # The standalone GStreamer plugin, for receivers on the same machine (GST_PLUGIN_PATH=…/native/gst-plugins).
 if [ -e "$ROOT/native/build/gst-plugins/libgstencoderd.so" ]; then

@@ -41,6 +41,9 @@
     "test_addon_sources": [
       "test-addon/fake-cameras.c",
       "test-addon/fake-camera-provider.c"
+    ],
+    "test_host_faults_sources": [
+      "test-host-faults/host-faults.c"
     ]
   },
   "targets": [

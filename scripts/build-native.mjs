@@ -2,7 +2,7 @@
 // Builds the N-API addon (native/build/Release/encoderd.node), the native engine host (native/build/encoderd-host,
 // docs/engine-host.md) and the standalone GStreamer plugin file (native/build/gst-plugins/libgstencoderd.so) when a
 // source is newer than what was built. --force rebuilds. --test also builds the test-only fake camera addon
-// (native/build/test/encoderd-fake-cameras.node).
+// (native/build/test/encoderd-fake-cameras.node) and the native host's fault shim (native/build/test/host-faults.so).
 //
 // native/binding.gyp lists every source by name (a unit test checks the list against the files): the addon's in its
 // target, the standalone plugin's and the test addon's in its variables, which this script reads. It is plain JSON
@@ -20,6 +20,7 @@ const addon = join(native, 'build/Release/encoderd.node');
 const gstPlugin = join(native, 'build/gst-plugins/libgstencoderd.so');
 const testAddon = join(native, 'build/test/encoderd-fake-cameras.node');
 const host = join(native, 'build/encoderd-host');
+const hostFaults = join(native, 'build/test/host-faults.so');
 const gypFile = join(native, 'binding.gyp');
 const gyp = JSON.parse(readFileSync(gypFile, 'utf8'));
 const listed = (name) => gyp.variables[name].map((p) => join(native, p));
@@ -89,4 +90,13 @@ if (test && (force || mtime(testAddon) < Math.max(mtime(gypFile), mtime(join(nat
   const nodedir = /"nodedir": "([^"]+)"/.exec(readFileSync(join(native, 'build/config.gypi'), 'utf8'))[1];
   run('gcc', [...gccFlags, '-DNAPI_VERSION=8', `-I${join(nodedir, 'include/node')}`, '-o', testAddon,
     ...testSources, ...pkgConfig('gstreamer-1.0')], native);
+}
+
+// The native host's fault injection (native/test-host-faults/): an LD_PRELOAD shim the fault tests give the host, so
+// that the production executable carries no test hook. No library but libc.
+const faultSources = listed('test_host_faults_sources');
+if (test && (force || mtime(hostFaults) < Math.max(mtime(gypFile), ...faultSources.map(mtime)))) {
+  process.stderr.write('[setup] building the test-only native host fault shim\n');
+  mkdirSync(dirname(hostFaults), { recursive: true });
+  run('gcc', [...gccFlags, '-o', hostFaults, ...faultSources, '-lpthread'], native);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run native:prebuild`: the N-API addon (prebuildify: node.node, an N-API build that serves every Node ≥ 20) and the
-// standalone GStreamer plugin for linux-x64 and linux-arm64, into native/prebuilds/linux-<arch>/, where node-gyp-build
-// finds them (a deployed tree carries prebuilds and no build/, so nothing is compiled there).
+// `npm run native:prebuild`: the N-API addon (prebuildify: node.node, an N-API build that serves every Node ≥ 20), the
+// native engine host (encoderd-host, docs/engine-host.md) and the standalone GStreamer plugin for linux-x64 and
+// linux-arm64, into native/prebuilds/linux-<arch>/, where node-gyp-build finds the addon and core/paths.ts the host
+// (a deployed tree carries prebuilds and no build/, so nothing is compiled there).
 //
 // Builds in a copy of native/ under the temp dir: native/build, which the checkout's own tests load, is never touched.
 // The other architecture is cross-compiled with Debian's cross gcc (gcc-aarch64-linux-gnu or gcc-x86-64-linux-gnu)
@@ -13,7 +14,7 @@
 //   made with mmdebstrap when missing. --qemu-check: load the foreign addon under qemu-user with the sysroot's Node
 //   and encode 60 frames of H.264 into a .mkv, decoded by ffprobe.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch as hostArch, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,11 +30,15 @@ const ARCH = {
   x64: { triplet: 'x86_64-linux-gnu', deb: 'amd64', file: 'x86-64', qemu: 'qemu-x86_64', crossPkg: 'gcc-x86-64-linux-gnu' },
   arm64: { triplet: 'aarch64-linux-gnu', deb: 'arm64', file: 'ARM aarch64', qemu: 'qemu-aarch64', crossPkg: 'gcc-aarch64-linux-gnu' },
 };
-// What the addon and the plugin link against (binding.gyp, scripts/build-native.mjs); nodejs and the plugins only
-// for --qemu-check.
+// What the addon, the host and the plugin link against (binding.gyp, scripts/build-native.mjs); nodejs and the plugins
+// only for --qemu-check.
 const SYSROOT_PACKAGES = ['libc6-dev', 'libgstreamer1.0-dev', 'libgstreamer-plugins-base1.0-dev', 'libgstrtspserver-1.0-dev',
-  'libcodec2-dev', 'nodejs', 'gstreamer1.0-plugins-base', 'gstreamer1.0-plugins-good', 'gstreamer1.0-plugins-ugly'];
+  'libcodec2-dev', 'libjson-glib-dev', 'nodejs', 'gstreamer1.0-plugins-base', 'gstreamer1.0-plugins-good', 'gstreamer1.0-plugins-ugly'];
 const GST_PLUGIN_MODULES = ['gstreamer-1.0', 'gstreamer-base-1.0', 'gstreamer-rtp-1.0', 'gstreamer-audio-1.0', 'gstreamer-video-1.0', 'codec2'];
+// The native host's sources and modules, as scripts/build-native.mjs builds it.
+const gyp = JSON.parse(readFileSync(join(native, 'binding.gyp'), 'utf8'));
+const HOST_SOURCES = ['host_sources', 'gst_core_sources', 'element_sources'].flatMap((name) => gyp.variables[name]);
+const HOST_MODULES = [...gyp.variables.gst_modules.split(' '), 'gstreamer-base-1.0', 'gstreamer-rtsp-1.0', 'json-glib-1.0'];
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -50,7 +55,9 @@ const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 function sysrootFor(arch) {
   const dir = process.env[`ENCODERD_SYSROOT_${arch.toUpperCase()}`] || join(tmpdir(), `encoderd-sysroot-${arch}`);
-  if (existsSync(join(dir, 'usr/lib', ARCH[arch].triplet, 'pkgconfig/gstreamer-1.0.pc'))) return dir;
+  const pc = (name) => existsSync(join(dir, 'usr/lib', ARCH[arch].triplet, 'pkgconfig', name));
+  if (pc('gstreamer-1.0.pc') && pc('json-glib-1.0.pc')) return dir;
+  if (existsSync(dir)) throw new Error(`${dir} lacks what the native host builds with (libjson-glib-dev): remove it to have it made again`);
   if (!have('mmdebstrap')) throw new Error(`no sysroot for ${arch} at ${dir}, and no mmdebstrap to make one (apt-get install mmdebstrap)`);
   log(`making the ${arch} sysroot ${dir} (mmdebstrap, extract only: no ${arch} code runs)`);
   // Extract only: the packages are unpacked, no maintainer script runs, so no emulation is needed.
@@ -84,6 +91,7 @@ function build(arch) {
   try {
     cpSync(join(native, 'binding.gyp'), join(work, 'binding.gyp'));
     cpSync(join(native, 'src'), join(work, 'src'), { recursive: true });
+    cpSync(join(native, 'host'), join(work, 'host'), { recursive: true });
     log(`${arch}: addon`);
     run(process.execPath, [join(root, 'node_modules/prebuildify/bin.js'), '--napi', `--target=${process.versions.node}`, '--strip', `--strip-bin=${tc.strip}`,
       `--arch=${arch}`, '--platform=linux', `--out=${work}`, '.'], { cwd: work, env: tc.env });
@@ -97,6 +105,12 @@ function build(arch) {
     run(tc.cc[0], [...tc.cc.slice(1), '-shared', '-fPIC', '-O2', '-Wall', '-Wno-unused-parameter', '-std=gnu11',
       '-o', join(dest, 'libgstencoderd.so'), ...elements, ...flags]);
     run(tc.strip, [join(dest, 'libgstencoderd.so')]);
+
+    log(`${arch}: native engine host`);
+    const hostFlags = output('pkg-config', ['--cflags', '--libs', ...HOST_MODULES], { env: tc.env }).split(/\s+/);
+    run(tc.cc[0], [...tc.cc.slice(1), '-O2', '-Wall', '-Wno-unused-parameter', '-std=gnu11', '-o', join(dest, 'encoderd-host'),
+      ...HOST_SOURCES.map((f) => join(work, f)), ...hostFlags, '-lm']);
+    run(tc.strip, [join(dest, 'encoderd-host')]);
 
     for (const f of readdirSync(dest)) {
       const desc = output('file', ['-b', join(dest, f)]);

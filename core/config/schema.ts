@@ -49,8 +49,8 @@ export interface Config {
   /** How long a new engine host may take to say it is ready before it is killed (a failed host start). */
   hostStartTimeoutMs: number;
   /**
-   * Which engine host runs each pipeline: `node` (core/engine/host-main.ts on the addon) or `native` (the executable
-   * native/build/encoderd-host, docs/engine-host.md). Same protocol, same isolation.
+   * Which engine host runs each pipeline: `native` (the executable native/build/encoderd-host, docs/engine-host.md;
+   * the default) or `node` (core/engine/host-main.ts on the addon). Same protocol, same isolation.
    */
   engineHost: 'node' | 'native';
   /**
@@ -86,7 +86,7 @@ export const configSchema = {
     restartBackoffBaseMs: { type: 'integer', minimum: 10, maximum: 600000, default: RESTART_BACKOFF_BASE_MS },
     restartBackoffMaxMs: { type: 'integer', minimum: 10, maximum: 3600000, default: RESTART_BACKOFF_MAX_MS },
     hostStartTimeoutMs: { type: 'integer', minimum: 500, maximum: 120000, default: HOST_START_TIMEOUT_MS },
-    engineHost: { type: 'string', enum: ['node', 'native'], default: 'node' },
+    engineHost: { type: 'string', enum: ['node', 'native'], default: 'native' },
     spareEngineHost: { type: 'boolean', default: true },
   },
 } as const;

@@ -46,6 +46,12 @@ export function klvInjector(ctx: ComposeContext): { appsrc: string; description:
  * `from` is the pad reference (or chain) the source gives (e.g. `dec.`). `paced`: the source is read from storage, not
  * live (a file), so its demuxer runs ahead of the clock and the appsink waits for each packet's time; a live source's
  * packets are taken as they come.
+ *
+ * A live source's KLV never holds its demuxer: a leaky queue keeps the latest 3 s. A file's must keep every packet:
+ * while the pipeline prerolls, decodebin's and parsebin's multiqueues let the demuxer read megabytes ahead (a 4 s
+ * recording whole), and a leaky queue in front of the waiting appsink dropped all but the last 30 packets, so a looped
+ * file's KLV lost its first seconds at every start. Its queue is unbounded: what it holds is that read-ahead, bounded
+ * by the multiqueue upstream and by the file, and drained at the packets' own time.
  */
 export function klvExtractor(ctx: ComposeContext, from: string, paced = false): { sink: string; description: string } {
   const sink = ctx.name('klvsink');
@@ -54,7 +60,7 @@ export function klvExtractor(ctx: ComposeContext, from: string, paced = false): 
     description: [
       from,
       element('capsfilter', { caps: 'meta/x-klv' }),
-      element('queue', { leaky: 'downstream', 'max-size-buffers': 30 }),
+      element('queue', paced ? { 'max-size-buffers': 0, 'max-size-bytes': 0, 'max-size-time': 0 } : { leaky: 'downstream', 'max-size-buffers': 30 }),
       element('appsink', { name: sink, sync: paced, async: false, 'max-buffers': 30, drop: true }),
     ].join(' ! '),
   };

@@ -2,13 +2,14 @@
  * The container image's parts that can be checked in seconds without podman (scripts/build-image.sh builds and runs
  * the image itself, in minutes: docs/operations.md records its result): the run-time package list against the
  * build list, the Containerfile's contract, its HEALTHCHECK command against a real service, and node-gyp-build
- * choosing a prebuild in a deployed tree.
+ * choosing a prebuild in a deployed tree, as core/paths.ts does for the native engine host.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { nativeHostIn } from '../../core/paths';
 import { freePort, ROOT, run, startService } from '../helpers/service';
 
 const list = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
@@ -81,6 +82,25 @@ describe('deploy/container', () => {
       mkdirSync(join(native, 'build/Release'), { recursive: true });
       cpSync(join(ROOT, 'native/build/Release/encoderd.node'), join(native, 'build/Release/encoderd.node'));
       expect(nodeGypBuild.path(native)).toBe(join(native, 'build/Release/encoderd.node'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the native engine host: the prebuild for the platform in a tree without build/, the local build first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'encoderd-prebuild-'));
+    try {
+      const prebuilt = join(dir, 'native/prebuilds', `${process.platform}-${process.arch}`, 'encoderd-host');
+      mkdirSync(dirname(prebuilt), { recursive: true });
+      cpSync(join(ROOT, 'native/build/encoderd-host'), prebuilt);
+      expect(nativeHostIn(dir)).toBe(prebuilt);
+      // It runs where it is (its libraries resolve): started by hand, without the core's channel, it says so.
+      const alone = await run(nativeHostIn(dir), ['--pipeline', 'x']);
+      expect(alone.code).toBe(64);
+      expect(alone.stderr).toMatch(/no NODE_CHANNEL_FD/);
+      mkdirSync(join(dir, 'native/build'));
+      cpSync(join(ROOT, 'native/build/encoderd-host'), join(dir, 'native/build/encoderd-host'));
+      expect(nativeHostIn(dir)).toBe(join(dir, 'native/build/encoderd-host'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

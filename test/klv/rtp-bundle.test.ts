@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSt0601 } from '../../core/klv/st0601';
 import { freePort, ROOT, startService, waitFor, type RunningService } from '../helpers/service';
+import { waitListening } from '../media/matrix/judge';
 import { expectPosition } from './receivers';
 
 const GEO = { latitude: 64.146582, longitude: -21.942635, altitude: 12, heading: 45 };
@@ -26,18 +27,6 @@ afterAll(async () => {
 });
 
 /** The payload type and receiver caps of one m= line of the SDP. */
-/**
- * Whether something listens on 127.0.0.1:port, read from /proc/net/tcp: a probe connection would be the one client
- * tcpserversrc takes.
- */
-function listening(port: number): boolean {
-  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  return readFileSync('/proc/net/tcp', 'utf8').split('\n').some((l) => {
-    const f = l.trim().split(/\s+/);
-    return f[1] === local && f[3] === '0A';
-  });
-}
-
 function capsOf(sdp: string, media: string): { pt: string; caps: string } {
   const block = sdp.split('m=').find((b) => b.startsWith(media))!;
   const pt = /RTP\/AVP (\d+)/.exec(block)![1];
@@ -126,8 +115,9 @@ describe('KLV in the AV1 RTP bundle', () => {
       'tcp',
     );
     try {
-      // The pipeline connects as it starts, and a create with a spare engine host starts before gst-launch-1.0 listens.
-      await waitFor(() => listening(port), 10000, 10);
+      // A pipeline that connects before gst-launch listens fails its start ("Could not open resource for reading"), and
+      // a create with a spare engine host starts sooner than gst-launch-1.0 listens.
+      await waitListening(port, 10000);
       let r = await svc.api('POST', '/svc/pipeline', {
         id, mode: 'simple', source: { uri: 'test://ball' }, encoding: { codec: 'av1', bitrate: 300, width: 320, height: 240, fps: 15, quality: 1 },
         output: { uri: `tcp://127.0.0.1:${port}` },

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, sleep, startService, type RunningService } from '../helpers/service';
+import { waitListening } from './matrix/judge';
 import { body, CODECS, expectReceived, probe, receive, rtpTail, tsTail, type Codec } from './receivers';
 
 const ALL: Codec[] = ['h264', 'h265', 'av1'];
@@ -121,7 +122,7 @@ describe('TCP', () => {
       const r = codec === 'av1'
         ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! rtpptdemux ignored-payload-types=<97> ! ${rtpTail(codec)}`)
         : receive(`${src} ! ${tsTail(codec)}`);
-      await sleep(500);
+      await waitListening(port, 10000);
       await create(body(id, codec, `tcp://127.0.0.1:${port}`));
       await expectReceived(r);
       await remove(id);

@@ -112,3 +112,15 @@ describe('composeSimple: passthrough (no encoding)', () => {
     expect((thrown as CodecRefusedError).errors).toEqual(['output.uri: a .ts file cannot carry av1']);
   });
 });
+
+describe('composeSimple: the extraction of a source\'s KLV', () => {
+  it('a file\'s, read ahead while it prerolls, is queued whole; a live source\'s is leaky', () => {
+    const file = composeSimple({ ...base, source: { uri: 'file:///tmp/with-klv.ts' } }, registry, { rtspLatencyMs: 200 });
+    expect(file.companions?.[0]).toContain(
+      'capsfilter caps="meta/x-klv" ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! appsink name="klvsink" sync=true');
+    expect(file.companionSinks).toEqual([['klvsink']]);
+    const live = composeSimple({ ...base, source: { uri: 'udp://127.0.0.1:5000' } }, registry, { rtspLatencyMs: 200 });
+    expect(live.description).toContain(
+      'capsfilter caps="meta/x-klv" ! queue leaky="downstream" max-size-buffers=30 ! appsink name="klvsink" sync=false');
+  });
+});

@@ -1,8 +1,9 @@
 /**
  * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src,
- * native/host and native/test-addon is listed exactly once (the addon's target, or a list in its variables, which
- * scripts/build-native.mjs reads: the GStreamer layer the addon and the native engine host share, the elements, the
- * standalone plugin's, the native host's, the test addon's), and every listed file exists.
+ * native/host, native/test-addon and native/test-host-faults is listed exactly once (the addon's target, or a list in
+ * its variables, which scripts/build-native.mjs reads: the GStreamer layer the addon and the native engine host share,
+ * the elements, the standalone plugin's, the native host's, the test addon's, the host fault shim's), and every listed
+ * file exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,7 +21,7 @@ function cFiles(dir: string): string[] {
     e.isDirectory() ? cFiles(join(dir, e.name)) : e.name.endsWith('.c') ? [relative(native, join(dir, e.name))] : []);
 }
 
-const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources'];
+const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources', 'test_host_faults_sources'];
 const target = gyp.targets.find((t) => t.target_name === 'encoderd')!;
 const listed = [
   ...target.sources.filter((s) => !s.startsWith('<@(')),
@@ -34,8 +35,9 @@ describe('native/binding.gyp', () => {
     expect(target.sources).toContain('<@(gst_core_sources)');
   });
 
-  it('lists every .c file under native/src, native/host and native/test-addon, once', () => {
-    const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'host')), ...cFiles(join(native, 'test-addon'))].sort();
+  it('lists every .c file under native/src, native/host, native/test-addon and native/test-host-faults, once', () => {
+    const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'host')), ...cFiles(join(native, 'test-addon')),
+      ...cFiles(join(native, 'test-host-faults'))].sort();
     expect([...listed].sort()).toEqual(onDisk);
   });
 
@@ -45,5 +47,10 @@ describe('native/binding.gyp', () => {
 
   it('keeps the fake camera provider out of the production addon', () => {
     expect(target.sources.concat(gyp.variables.element_sources as string[]).some((s) => /fake/.test(s))).toBe(false);
+  });
+
+  it('keeps the host fault shim out of the production addon and the native host', () => {
+    const production = [...target.sources, ...(gyp.variables.host_sources as string[]), ...(gyp.variables.gst_core_sources as string[])];
+    expect(production.some((s) => /fault/.test(s))).toBe(false);
   });
 });
