@@ -4,21 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { h264Body, hostPidsByPipeline, run, sleep, sparePid, startService, waitFor } from '../helpers/service';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function hostPids(parent: number): Promise<number[]> {
-  const r = await run('pgrep', ['-P', String(parent)]);
-  return r.stdout.split('\n').filter(Boolean).map(Number);
-}
+import { alive, childPids, h264Body, hostPidsByPipeline, run, sleep, sparePid, startService, waitFor } from '../helpers/service';
 
 describe('service process', () => {
   it('answers health, healthz and version in the documented shapes', async () => {
@@ -56,7 +42,7 @@ describe('service process', () => {
     await sleep(1500);
     expect([...(await hostPidsByPipeline(svc.child.pid!)).keys()]).toEqual(['term']);
     const spare = await waitFor(() => sparePid(svc.child.pid!));
-    const hosts = await hostPids(svc.child.pid!);
+    const hosts = await childPids(svc.child.pid!);
     expect(hosts).toContain(spare);
     expect(hosts.length).toBe(2);
     expect(await svc.stop()).toBe(0);
@@ -72,7 +58,7 @@ describe('service process', () => {
     }
     expect([...(await hostPidsByPipeline(svc.child.pid!)).keys()].sort()).toEqual(['k1', 'k2']);
     const spare = await waitFor(() => sparePid(svc.child.pid!));
-    const hosts = await hostPids(svc.child.pid!);
+    const hosts = await childPids(svc.child.pid!);
     expect(hosts).toContain(spare);
     expect(hosts.length).toBe(3);
     await svc.kill('SIGKILL');

@@ -163,6 +163,22 @@ export function h264Body(id: string, outputUri: string, extra: Record<string, un
   };
 }
 
+/** Whether a process exists (signal 0). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids of a process's children (pgrep -P): a service's engine hosts, the spare included. */
+export async function childPids(parent: number): Promise<number[]> {
+  const r = await run('pgrep', ['-P', String(parent)]);
+  return r.stdout.split('\n').filter(Boolean).map(Number);
+}
+
 /** The engine host pid of each pipeline id, from the service's children. */
 export async function hostPidsByPipeline(servicePid: number): Promise<Map<string, number>> {
   const r = await run('ps', ['-o', 'pid=,args=', '--ppid', String(servicePid)]);

@@ -4,21 +4,7 @@
  * when it dies idle, ended with the service; none with --spare-engine-host false.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { h264Body, hostPidsByPipeline, run, sparePid, startService, waitFor, type RunningService } from '../helpers/service';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function children(parent: number): Promise<number[]> {
-  const r = await run('pgrep', ['-P', String(parent)]);
-  return r.stdout.split('\n').filter(Boolean).map(Number);
-}
+import { alive, childPids, h264Body, hostPidsByPipeline, sparePid, startService, waitFor, type RunningService } from '../helpers/service';
 
 describe('spare engine host', () => {
   let svc: RunningService;
@@ -76,7 +62,7 @@ describe('spare engine host', () => {
       const r = await none.api('POST', '/svc/pipeline', h264Body('own', `${none.dataDir}/own.ts`));
       expect(r.body.state).toBe('playing');
       const hosts = await hostPidsByPipeline(none.child.pid!);
-      expect(await children(none.child.pid!)).toEqual([hosts.get('own')]);
+      expect(await childPids(none.child.pid!)).toEqual([hosts.get('own')]);
       expect(await sparePid(none.child.pid!)).toBeUndefined();
     } finally {
       await none.stop();
