@@ -68,6 +68,27 @@ describe('always running', () => {
     await remove('partial');
   });
 
+  it('viewers one after the other each get the stream: the next arrives as the last one\'s media is torn down', async () => {
+    // Each viewer is the media's only one: its TEARDOWN unprepares the shared media, and the next viewer's DESCRIBE
+    // follows at once (ffmpeg's start-up apart). gst-rtsp-server 1.22 hands a cached media being unprepared to a new
+    // client, which it then refuses (503) — possible only when that teardown runs on another thread than the client's
+    // (docs/dataplane.md, "Receiver matrix", open item 3). KLV and audio: the matrix's shape, three tracks.
+    const port = await freePort();
+    const r = await svc.api('POST', '/svc/pipeline', {
+      ...body('serial', 'h264', `rtsp://127.0.0.1:${port}/s`),
+      geolocation: { latitude: 51.5, longitude: -0.12 }, audio: { source: 'test', codec2_mode: 2400 },
+    });
+    expect(r.status, r.text).toBe(201);
+    const url = `rtsp://127.0.0.1:${port}/s`;
+    for (let i = 0; i < 8; i++) {
+      const transport = i % 2 ? ['-rtsp_transport', 'udp', '-allowed_media_types', 'video'] : ['-rtsp_transport', 'tcp'];
+      const v = await ffmpegErrors([...transport, '-i', url, '-map', '0:v:0'], 3);
+      expect(v.log, `viewer ${i}`).not.toMatch(/503|Server returned/);
+      expect(v.decoded, `viewer ${i}: ${v.log.slice(-800)}`).toBeGreaterThanOrEqual(3);
+    }
+    await remove('serial');
+  });
+
   it('a listening TCP output on the same port conflicts (409 names the port and the holder)', async () => {
     const port = await freePort();
     expect((await svc.api('POST', '/svc/pipeline', body('holder', 'h264', `rtsp://0.0.0.0:${port}/a`))).status).toBe(201);
