@@ -10,11 +10,12 @@
  * - SSE subscribers (per pipeline and `/svc/events`) opened and closed, and a webhook receiver on 127.0.0.1 that
  *   every play and stop is delivered to.
  *
- * Every few seconds it samples VmRSS, open file descriptors and threads of the API process and of every engine
- * host, and reports for each the growth per hour: the least-squares slope over the samples after the warm-up
- * (a fifth of the run, at most 10 minutes); for fds and threads also the slope of each minute's least sample (at
- * rest: an RTSP session open adds some 30 fds and 10 threads to the `rtsp` host while it lasts). Functional figures beside it: 5xx answers, the longest silence of the
- * UDP output, and the pipelines playing at the end. Goal (issue 16): < 1 MB/hour for every process over 2 hours.
+ * Every few seconds, at a random phase, it samples VmRSS, open file descriptors and threads of the API process and
+ * of every engine host, and reports for each the growth per hour: the least-squares slope over the samples after
+ * the warm-up (a fifth of the run, at most 10 minutes); for fds and threads also the slope of each minute's least
+ * sample (at rest: an RTSP session open adds some 30 fds and 10 threads to the `rtsp` host while it lasts).
+ * Functional figures beside it: 5xx answers, the longest silence of the UDP output, and the pipelines playing at
+ * the end. Goal (issue 16): < 1 MB/hour for every process over 2 hours.
  *
  * Options: --minutes N, --sample-seconds S (5), --warmup-minutes W, --out FILE (the JSON result; default
  * bench/results/soak.json). Prints the result as a JSON line on stdout and a table on stderr.
@@ -177,7 +178,8 @@ await main(BENCH, QUESTION, async () => {
         series.get(k).points.push({ t, ...s });
       }
       // A random phase: at a fixed period the samples would keep step with the 5 s client loop, drift slowly
-      // across it and read each session's fds and threads as a trend (docs/benchmarks.md, 2026-11-26).
+      // across it and read each session's fds and threads as a trend (docs/benchmarks.md, "Probes of 2026-11-25,
+      // after the 50-minute soak").
       await sleep(sampleMs * (0.5 + Math.random()));
     }
   };

@@ -2,7 +2,7 @@
  * SSE streams give back their subscriptions (issue 16): a stream the client closes and a HEAD request that gets only
  * the headers leave the pipeline events' listeners and the camera monitor's at their start value. Each listener
  * holds its stream's response, so one left behind per request stays for the life of the service. (HEAD of an SSE
- * route subscribed and never unsubscribed until 2026-11-26; the three SSE routes share core/http/sse.ts.)
+ * route subscribed and never unsubscribed until 2026-11-25; the three SSE routes share core/http/sse.ts.)
  */
 import { request, type ClientRequest } from 'node:http';
 import pino from 'pino';

@@ -85,7 +85,8 @@ describe('engine host leaks (GStreamer leaks tracer)', () => {
   // GstObject and mini object they make (the media's pipeline, its elements and bus, the RTSP threads, buffers,
   // events, messages) is, so a session that left anything of GStreamer's behind shows here. The sessions alternate
   // RTP over UDP (four sockets and their threads a session) and interleaved in the TCP connection; the fds and
-  // threads they took must all be back (the soak's `rtsp` host seemed to grow both: docs/benchmarks.md, 2026-11-26).
+  // threads they took must all be back (the soak's `rtsp` host seemed to grow both: docs/benchmarks.md, "Probes of
+  // 2026-11-25, after the 50-minute soak").
   for (const [scenario, what] of [['rtsp-feed', 'an always-running mount fed by a producer'], ['rtsp-launch', 'an on-demand mount']]) {
     it(`RTSP client sessions against ${what} leave no GStreamer object behind`, async () => {
       const sessions = 4;
