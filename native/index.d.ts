@@ -137,7 +137,9 @@ export declare class RtspServer {
    * Always running: the producer pipeline runs on its own; each feed's appsink pushes into the mount's appsrc
    * (feed0, feed1, ...). A keyframe is requested upstream of each appsink when a media starts and when a client
    * plays. The appsinks become the feed's (max-buffers=2 drop=true sync=false) until unmount/close: NG_ERR_ARG
-   * if one is missing, not an appsink, watched by watchSink or used by another feed.
+   * if one is missing, not an appsink, watched by watchSink or used by another feed. The mount does not keep the
+   * producer alive: a Pipeline that nothing refers to is destroyed by its GC finalizer, and the mount's new media
+   * then never preroll.
    */
   mountFeed(path: string, producer: Pipeline, feeds: RtspFeed[]): void;
   /** New clients get 404; sessions already playing keep their media, but a feed stops delivering to it. */

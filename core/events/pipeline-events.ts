@@ -30,4 +30,9 @@ export class PipelineEvents {
     this.emitter.on('event', listener);
     return () => this.emitter.off('event', listener);
   }
+
+  /** Listeners subscribed now: every SSE stream open and the webhook dispatcher (a leak shows here first). */
+  subscribers(): number {
+    return this.emitter.listenerCount('event');
+  }
 }

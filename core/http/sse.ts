@@ -24,10 +24,11 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     'x-accel-buffering': 'no',
   });
   res.flushHeaders();
-  // HEAD asks only for the headers: answer them and end, or the client would wait for ever.
+  // HEAD asks only for the headers: answer them and end, or the client would wait for ever. The stream has ended
+  // before the route subscribes, so what it asks to run at the end runs at once (it stayed subscribed for ever).
   if (request.method === 'HEAD') {
     res.end();
-    return { send: () => undefined, close: () => undefined, onClose: () => undefined };
+    return { send: () => undefined, close: () => undefined, onClose: (fn) => fn() };
   }
   res.write(': connected\n\n');
   const closers: Array<() => void> = [sseStreamOpened(request)];
