@@ -5,7 +5,8 @@
  * "Without dropped frames", measured on the received streams: over a 4 s window every pipeline's UDP output
  * delivers 29–31 frames/s (below: falling behind; above: catching up on a backlog) and its video PTS have no
  * gap. The count grows 4, 8, 16, then by 8, until a count fails, then is bisected between the last count that
- * held and the first that did not (down to 1 if 4 fails). Steps of 8 past 16: starting many engines at once on
+ * held and the first that did not (down to 1 if 4 fails); each trial of the bisection starts its set from none
+ * (not what an overloaded trial left running, with its backlog). Steps of 8 past 16: starting many engines at once on
  * an already full machine takes long and says little. The two
  * sides run one after the other (they would compete for the 2 cores), each with a time budget, and each trial
  * with a time limit; a side that runs out of budget reports the largest count it proved.
@@ -64,8 +65,12 @@ async function search(name, resize) {
     let timer;
     try {
       trial = (async () => {
+        // Once a count has failed, every later trial starts from none: survivors of an overloaded set carry a
+        // backlog that drains only as fast as the spare capacity allows, which near the limit is slower than any
+        // settle time, so the trial measured the last overload rather than the count (both sides alike).
+        if (bad !== null) await resize(0);
         const receivers = await resize(n);
-        // After an overloaded trial the survivors need longer to drain what queued up.
+        // A set started at once after an overloaded trial needs longer to settle.
         return measure(receivers, bad === null ? SETTLE_S : SETTLE_S + 3);
       })();
       const limit = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`trial took over ${TRIAL_LIMIT_MS / 1000} s`)), TRIAL_LIMIT_MS); });
