@@ -1,7 +1,7 @@
 /** PATCH rules 1–5: live bitrate, rebuild on size/rate with restore on failure, geolocation without interruption. */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, h264Body, hostPidsByPipeline, run, sleep, startService, udpReceiver, waitFor, type RunningService } from '../helpers/service';
+import { freePort, h264Body, hostPidsByPipeline, run, startService, udpReceiver, waitFor, type RunningService } from '../helpers/service';
 import { hostFaultEnv } from '../helpers/host-faults';
 
 let svc: RunningService;
@@ -79,12 +79,14 @@ describe('encoding', () => {
       });
       expect((await svc.api('POST', '/svc/pipeline', body)).status).toBe(201);
       const pid = (await hostPidsByPipeline(svc.child.pid!)).get('live');
-      await sleep(2500);
+      // 2.5 s of the stream at the first rate (the encoder's start behind it) before the change.
+      await waitFor(() => rx.packets.length > 0 && rx.packets.at(-1)!.at - rx.packets[0].at >= 2500, 15000);
       const t0 = Date.now();
       const patched = await svc.api('PATCH', '/svc/pipeline/live', { encoding: { bitrate: 1500 } });
       expect(patched.status).toBe(200);
       expect(patched.body).toMatchObject({ state: 'playing', encoding: { bitrate: 1500 } });
-      await sleep(3000);
+      // Until the stream has run 3 s at the new rate.
+      await waitFor(() => rx.packets.length > 0 && rx.packets.at(-1)!.at >= t0 + 3000, 15000);
       const low = kbps(rx.packets, t0 - 1500, t0);
       const high = kbps(rx.packets, t0 + 1500, t0 + 3000);
       expect(low).toBeLessThan(450);
@@ -137,7 +139,8 @@ describe('encoding', () => {
     const p = await svc.api('PATCH', '/svc/pipeline/cold', { encoding: { width: 160, height: 120 } });
     expect(p.body).toMatchObject({ state: 'ready', encoding: { width: 160, height: 120 } });
     await svc.api('PUT', '/svc/pipeline/cold/play');
-    await sleep(1200);
+    // Some frames into the file before the stop finalises it.
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/cold/stats')).body.stats?.output?.frames >= 15, 15000);
     await svc.api('PUT', '/svc/pipeline/cold/stop');
     const probe = await run('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', `${svc.dataDir}/cold.mkv`]);
     expect(probe.stdout.trim()).toBe('160,120');

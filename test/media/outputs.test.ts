@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, sleep, startService, type RunningService } from '../helpers/service';
-import { waitListening } from './matrix/judge';
+import { freePort, startService, waitFor, type RunningService } from '../helpers/service';
+import { waitListening, waitUdpBound } from './matrix/judge';
 import { body, CODECS, expectReceived, probe, receive, rtpTail, tsTail, type Codec } from './receivers';
 
 const ALL: Codec[] = ['h264', 'h265', 'av1'];
@@ -59,7 +59,7 @@ describe('UDP', () => {
         await expectReceived(receive(`udpsrc address=127.0.0.1 port=${port} caps=${AV1_RTP} ! rtpptdemux ignored-payload-types=<${klvPt}> ! rtpjitterbuffer latency=100 ! ${rtpTail(codec)}`));
       } else {
         const r = receive(`udpsrc port=${port} caps=video/mpegts,systemstream=true ! ${tsTail(codec)}`);
-        await sleep(300);
+        await waitUdpBound(port, 10000);
         await create(body(id, codec, `udp://127.0.0.1:${port}`));
         await expectReceived(r);
         const sdp = await svc.api('GET', `/svc/pipeline/${id}/sdp`);
@@ -82,7 +82,7 @@ describe('UDP', () => {
         // The bundle's KLV stream (payload type 97) is dropped by payload type.
         ? receive(`${src} caps=${AV1_RTP} ! rtpptdemux ignored-payload-types=<97> ! rtpjitterbuffer latency=100 ! ${rtpTail(codec)}`)
         : receive(`${src} caps=video/mpegts,systemstream=true ! ${tsTail(codec)}`);
-      await sleep(300);
+      await waitUdpBound(port, 10000);
       await create({ ...body(id, codec, uri), ...extra });
       await expectReceived(r);
       if (codec === 'av1') {
@@ -100,7 +100,7 @@ describe('TCP', () => {
       const port = await freePort();
       const id = `tcpl-${codec}`;
       await create(body(id, codec, `tcp://0.0.0.0:${port}`));
-      await sleep(500);
+      await waitListening(port, 10000);
       const src = `tcpclientsrc host=127.0.0.1 port=${port}`;
       await expectReceived(codec === 'av1'
         ? receive(`${src} ! application/x-rtp-stream,media=video,clock-rate=90000,encoding-name=AV1,payload=96 ! rtpstreamdepay ! rtpptdemux ignored-payload-types=<97> ! ${rtpTail(codec)}`)
@@ -157,7 +157,8 @@ describe('file', () => {
       const id = `file-${codec}-${ext}`;
       const path = join(dir, `${id}.${ext}`);
       await create(body(id, codec, path));
-      await sleep(2500);
+      // Two seconds of video (30 frames at 15 fps) into the file before the stop finalises it.
+      await waitFor(async () => (await svc.api('GET', `/svc/pipeline/${id}/stats`)).body.stats?.output?.frames >= 30, 20000);
       await remove(id);
       const p = await probe(path);
       expect(p.codec, `${id}`).toBe(CODECS[codec].probe);

@@ -140,16 +140,31 @@ export async function tcpCatcher(port: number): Promise<{ stream: Readable; clos
   return { stream, close: () => { socket?.destroy(); server.close(); stream.end(); } };
 }
 
-/** Whether a TCP socket listens on 127.0.0.1:port, from /proc/net/tcp (a probe connection would be the listener's one client). */
-export async function waitListening(port: number, timeoutMs: number): Promise<void> {
+/** Whether /proc/net/<table> has a socket on `port` in `state` (hex: 0A listening TCP, 07 a bound UDP socket). */
+function inProcNet(table: 'tcp' | 'udp', port: number, state: string): boolean {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync(`/proc/net/${table}`, 'utf8').split('\n').some((l) => {
+    const f = l.trim().split(/\s+/);
+    return f[1]?.endsWith(`:${hex}`) && f[3] === state;
+  });
+}
+
+async function waitProcNet(table: 'tcp' | 'udp', port: number, state: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const table = readFileSync('/proc/net/tcp', 'utf8');
-    if (table.split('\n').some((l) => { const f = l.trim().split(/\s+/); return f[1]?.endsWith(`:${hex}`) && f[3] === '0A'; })) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
+  while (!inProcNet(table, port, state)) {
+    if (Date.now() > deadline) throw new Error(`no ${table} socket on port ${port}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Until something listens on TCP `port` (read from /proc/net/tcp: a probe connection would be the one client a server takes). */
+export function waitListening(port: number, timeoutMs: number): Promise<void> {
+  return waitProcNet('tcp', port, '0A', timeoutMs);
+}
+
+/** Until a UDP socket is bound to `port` (a receiver is ready for the first datagram). */
+export function waitUdpBound(port: number, timeoutMs: number): Promise<void> {
+  return waitProcNet('udp', port, '07', timeoutMs);
 }
 
 /** The m= lines of an SDP: payload type, media, encoding name and the caps a GStreamer receiver gives them. */
