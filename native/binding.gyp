@@ -44,6 +44,9 @@
     ],
     "test_host_faults_sources": [
       "test-host-faults/host-faults.c"
+    ],
+    "test_x265_reopen_sources": [
+      "test-x265-reopen/x265-reopen.c"
     ]
   },
   "targets": [

@@ -2,7 +2,8 @@
 // Builds the N-API addon (native/build/Release/encoderd.node), the native engine host (native/build/encoderd-host,
 // docs/engine-host.md) and the standalone GStreamer plugin file (native/build/gst-plugins/libgstencoderd.so) when a
 // source is newer than what was built. --force rebuilds. --test also builds the test-only fake camera addon
-// (native/build/test/encoderd-fake-cameras.node) and the native host's fault shim (native/build/test/host-faults.so).
+// (native/build/test/encoderd-fake-cameras.node), the native host's fault shim (native/build/test/host-faults.so) and
+// the x265 re-open block counter (native/build/test/x265-reopen).
 //
 // native/binding.gyp lists every source by name (a unit test checks the list against the files): the addon's in its
 // target, the standalone plugin's and the test addon's in its variables, which this script reads. It is plain JSON
@@ -21,6 +22,7 @@ const gstPlugin = join(native, 'build/gst-plugins/libgstencoderd.so');
 const testAddon = join(native, 'build/test/encoderd-fake-cameras.node');
 const host = join(native, 'build/encoderd-host');
 const hostFaults = join(native, 'build/test/host-faults.so');
+const x265Reopen = join(native, 'build/test/x265-reopen');
 const gypFile = join(native, 'binding.gyp');
 const gyp = JSON.parse(readFileSync(gypFile, 'utf8'));
 const listed = (name) => gyp.variables[name].map((p) => join(native, p));
@@ -99,4 +101,14 @@ if (test && (force || mtime(hostFaults) < Math.max(mtime(gypFile), ...faultSourc
   process.stderr.write('[setup] building the test-only native host fault shim\n');
   mkdirSync(dirname(hostFaults), { recursive: true });
   run('gcc', [...gccFlags, '-o', hostFaults, ...faultSources, '-lpthread'], native);
+}
+
+// The x265 re-open block counter (native/test-x265-reopen/): counts under glibc's mtrace what libx265 keeps per live
+// bitrate change, for test/native/memory.test.ts.
+const reopenSources = listed('test_x265_reopen_sources');
+if (test && (force || mtime(x265Reopen) < Math.max(mtime(gypFile), ...reopenSources.map(mtime)))) {
+  process.stderr.write('[setup] building the test-only x265 re-open counter\n');
+  mkdirSync(dirname(x265Reopen), { recursive: true });
+  run('gcc', [...gccFlags.filter((f) => f !== '-shared' && f !== '-fPIC'), '-o', x265Reopen, ...reopenSources,
+    ...pkgConfig('gstreamer-1.0')], native);
 }

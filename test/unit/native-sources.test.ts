@@ -1,8 +1,8 @@
 /**
  * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src,
- * native/host, native/test-addon and native/test-host-faults is listed exactly once (the addon's target, or a list in
+ * native/host, native/test-addon, native/test-host-faults and native/test-x265-reopen is listed exactly once (the addon's target, or a list in
  * its variables, which scripts/build-native.mjs reads: the GStreamer layer the addon and the native engine host share,
- * the elements, the standalone plugin's, the native host's, the test addon's, the host fault shim's), and every listed
+ * the elements, the standalone plugin's, the native host's, the test addon's, the host fault shim's, the x265 re-open counter's), and every listed
  * file exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,7 +21,8 @@ function cFiles(dir: string): string[] {
     e.isDirectory() ? cFiles(join(dir, e.name)) : e.name.endsWith('.c') ? [relative(native, join(dir, e.name))] : []);
 }
 
-const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources', 'test_host_faults_sources'];
+const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources', 'test_host_faults_sources',
+  'test_x265_reopen_sources'];
 const target = gyp.targets.find((t) => t.target_name === 'encoderd')!;
 const listed = [
   ...target.sources.filter((s) => !s.startsWith('<@(')),
@@ -35,9 +36,9 @@ describe('native/binding.gyp', () => {
     expect(target.sources).toContain('<@(gst_core_sources)');
   });
 
-  it('lists every .c file under native/src, native/host, native/test-addon and native/test-host-faults, once', () => {
+  it('lists every .c file under native/src, native/host and the test-only folders, once', () => {
     const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'host')), ...cFiles(join(native, 'test-addon')),
-      ...cFiles(join(native, 'test-host-faults'))].sort();
+      ...cFiles(join(native, 'test-host-faults')), ...cFiles(join(native, 'test-x265-reopen'))].sort();
     expect([...listed].sort()).toEqual(onDisk);
   });
 
@@ -51,6 +52,6 @@ describe('native/binding.gyp', () => {
 
   it('keeps the host fault shim out of the production addon and the native host', () => {
     const production = [...target.sources, ...(gyp.variables.host_sources as string[]), ...(gyp.variables.gst_core_sources as string[])];
-    expect(production.some((s) => /fault/.test(s))).toBe(false);
+    expect(production.some((s) => /fault|x265-reopen/.test(s))).toBe(false);
   });
 });
