@@ -3,6 +3,7 @@
  * real HTTPS. Every integration and e2e test goes through this.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
@@ -11,16 +12,33 @@ import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '../..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+/** True when nothing holds the UDP port (on any address): the tests use the ports freePort gives for UDP too. */
+function udpFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = createSocket('udp4');
+    sock.once('error', () => { sock.close(); resolve(false); });
+    sock.bind(port, '0.0.0.0', () => sock.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free for TCP and UDP alike. The kernel's pick is free for TCP only, and the tests give such ports to UDP
+ * senders and sources as well; engine hosts hold UDP ports of the same ephemeral range (an RTSP server's RTP and RTCP
+ * pairs), and a source given one of those failed at bind ("Could not get/set settings from/on resource").
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as { port: number };
+        srv.close(() => resolve(port));
+      });
+    });
+    if (await udpFree(port)) return port;
+  }
 }
 
 export interface ApiResponse<T = any> {

@@ -106,7 +106,7 @@ describe('engine host memory over live H.265 bitrate changes (glibc mtrace)', ()
 });
 
 describe.concurrent('engine host memory over many cycles (glibc heap, VmRSS)', () => {
-  it('play → destroy cycles with a malloc_trim after each keep the RSS they free', async () => {
+  it('play → destroy cycles with a malloc_trim after each leave a few kB of heap each', async () => {
     // The recording's own shape (`rec` of bench/soak.mjs, without its KLV input: an appsrc the host feeds).
     const rec = 'mpegtsmux name=mux ! filesink location=' + join(dir, 'rec.ts') + ' videotestsrc is-live=true pattern=ball ! ' +
       'videoconvert ! videoscale ! videorate ! video/x-raw,width=320,height=240,framerate=15/1 ! tee name=fgtee ! queue ! ' +
@@ -115,10 +115,12 @@ describe.concurrent('engine host memory over many cycles (glibc heap, VmRSS)', (
       'valve drop=true drop-mode=forward-sticky-events ! videorate drop-only=true ! video/x-raw,framerate=1/1 ! jpegenc ! ' +
       'appsink sync=false async=false max-buffers=4 drop=true';
     const g = await runCycles(['play-destroy', rec, '10', '50', 'trim']);
-    // Measured (60 cycles): 3–3.5 kB a cycle in use (GStreamer's caches, levelling off), RSS 17 kB a cycle with the
-    // trim and 68 kB without.
-    expect(g.inUse, `in use: ${kB(g.inUse)} a cycle`).toBeLessThan(10 * 1024);
-    expect(g.rss, `RSS: ${kB(g.rss)} a cycle`).toBeLessThan(40 * 1024);
+    // Measured (50–60 cycles): 3–4 kB a cycle in use (GStreamer's caches, levelling off). The RSS a cycle of this
+    // Node process is not asserted: side by side, with a trim after each cycle and without, it gave 17–24 and 68–72
+    // kB in most runs but 24 and 16 in one, and 43 with the trim under a full suite (V8's heap and thread stacks move
+    // it as much as glibc's arenas). That the trim gives pages back is asserted by the on-demand test below; the
+    // hosts' RSS over hours is the soak's (bench/soak.mjs).
+    expect(g.inUse, `in use: ${kB(g.inUse)} a cycle, RSS ${kB(g.rss)}`).toBeLessThan(10 * 1024);
   }, 90_000);
 
   it('on-demand RTSP sessions leave a few kB of heap each, and freed pages that a trim gives back', async () => {
