@@ -186,7 +186,11 @@ async function runCase(c: Case, n: number): Promise<Outcome> {
     } else if (c.output === 'rtsp') {
       const url = `rtsp://127.0.0.1:${port}/${c.id}`;
       const judge = (t: string): Promise<Verdict> => (rtp
-        ? pipedJudge(av1FrontEnd('rtsp', () => `rtspsrc location=${url} protocols=${t} latency=100 buffer-mode=none`, `${stem}-${t}`, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, `${stem}-${t}`)
+        // rtspsrc stamps by RTP time alone (buffer-mode=none, judge.ts) and, as the RTSP source plugin does, takes no
+        // lip-sync offset from the first RTCP sender report (max-ts-offset=1: rtpbin ignores any offset over 1 ns).
+        // With the KLV track beside the video, that offset was applied to the video as a step back under load:
+        // "non monotonically increasing dts … 1077 >= 1076" over UDP, once in a full suite.
+        ? pipedJudge(av1FrontEnd('rtsp', () => `rtspsrc location=${url} protocols=${t} latency=100 buffer-mode=none max-ts-offset=1`, `${stem}-${t}`, sdp), LIVE_FRAMES, 2, RECEIVER_TIMEOUT_MS, `${stem}-${t}`)
         // Over UDP ffmpeg reads the video track alone: with two or more tracks its RTSP demuxer re-bases every
         // track's timestamps at the first RTCP sender report, by the offset between the tracks' first received
         // packets, and a backward re-base shows as "non monotonically increasing dts" (1–2 cases a run under load;
