@@ -1,7 +1,8 @@
 /**
  * The lifecycle of one pipeline as data: what the operator wants, what runs, the engine host and the restart in
- * waiting. Only its supervisor (core/pipeline/supervisor.ts) writes it; everyone else sees it read-only through
- * `Entry.life`. Pure functions of it live here too.
+ * waiting. Only its supervisor (core/pipeline/supervisor.ts) writes it, each field through one method of
+ * core/pipeline/lifecycle-writer.ts; everyone else sees it read-only through `Entry.life`. Pure functions of it live
+ * here too.
  */
 import type { EngineHost } from '../engine/host-process';
 import type { ComposedPipeline } from '../compose';

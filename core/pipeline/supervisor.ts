@@ -1,8 +1,8 @@
 /**
- * The supervisor of one pipeline: the one writer of its lifecycle (core/pipeline/lifecycle.ts), driving its engine
- * host towards what the operator wants. The manager calls it inside the pipeline's serial queue; what the host
- * reports (its events, its death) and the restart timer queue their work there too, so every transition below
- * happens one at a time.
+ * The supervisor of one pipeline: the one writer of its lifecycle (core/pipeline/lifecycle.ts; each field through one
+ * method of core/pipeline/lifecycle-writer.ts), driving its engine host towards what the operator wants. The manager
+ * calls it inside the pipeline's serial queue; what the host reports (its events, its death) and the restart timer
+ * queue their work there too, so every transition below happens one at a time.
  *
  * Actual state is `state` (ready, playing); the phases are what the fields say together: idle (ready, nothing
  * running), starting (`running` set, not yet playing), playing, listening (on demand: `running` set, no client),
@@ -51,6 +51,7 @@ import { statsOf, type Entry } from './entry';
 import type { HealthRecord } from './health-record';
 import { inspectDescription, probeSource } from './host-queries';
 import { backoffDelay, recoveryStep, type Lifecycle } from './lifecycle';
+import { LifecycleWriter } from './lifecycle-writer';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy } from './model';
 import type { OutputDirs } from './output-dirs';
 import { SourceRefusedError, startFailure, type StartCause } from './start-failure';
@@ -110,27 +111,25 @@ const REPLY_MARGIN_MS = 5000;
 type Attempt = Exclude<StartCause, 'update'> | 'rebuild';
 
 export class PipelineSupervisor {
-  /** The entry's lifecycle, writable here only (Entry.life is read-only to everyone else). */
-  private readonly life: Lifecycle;
+  /** The entry's lifecycle, read here as everywhere (Entry.life); `write` is the one writer of its fields. */
+  private readonly life: Readonly<Lifecycle>;
+  private readonly write: LifecycleWriter;
 
   constructor(private readonly e: Entry, private readonly ctx: SupervisorContext) {
-    this.life = e.life as Lifecycle;
+    this.life = e.life;
+    // The only writable view of the lifecycle in the service (Entry.life is read-only to everyone else).
+    this.write = new LifecycleWriter(e.life as Lifecycle);
   }
 
   // ---- what the operator wants ----------------------------------------------------------------------------
 
-  /** The stall rule of health counts from the moment playing became wanted. */
   private want(wanted: 'playing' | 'ready'): void {
-    if (wanted === 'playing' && this.life.wanted !== 'playing') this.life.wantedSince = Date.now();
-    if (wanted === 'ready') this.life.wantedSince = null;
-    this.life.wanted = wanted;
+    this.write.want(wanted);
   }
 
+  /** Watchers hear of a change of state (pipeline_status, and started or stopped). */
   private setState(state: PipelineState, startedBy: StartedBy): void {
-    const changed = this.life.state !== state;
-    this.life.state = state;
-    this.life.startedBy = startedBy;
-    if (!changed) return;
+    if (!this.write.setState(state, startedBy)) return;
     const view = this.ctx.view(this.e);
     this.ctx.events.emit({ type: 'status', id: this.e.def.id, pipeline: view });
     this.ctx.events.emit({ type: state === 'playing' ? 'started' : 'stopped', id: this.e.def.id, pipeline: view });
@@ -138,7 +137,7 @@ export class PipelineSupervisor {
 
   /** The definition changed (PUT): a passed-through source's codec is learned again. */
   redefined(): void {
-    this.life.probedCodec = undefined;
+    this.write.setProbedCodec(undefined);
   }
 
   // ---- commands (inside the pipeline's queue) -------------------------------------------------------------
@@ -147,7 +146,7 @@ export class PipelineSupervisor {
   async play(startedBy: StartedBy, why: 'create' | 'play'): Promise<void> {
     this.want('playing');
     this.ctx.health.clearStartFailure(this.e);
-    this.life.restartAttempts = 0;
+    this.write.setRestartAttempts(0);
     await this.start(startedBy, why);
   }
 
@@ -188,11 +187,11 @@ export class PipelineSupervisor {
 
   /** DELETE (and a create refused after it was entered): nothing restarts, what runs is stopped, the host ends. */
   async withdraw(): Promise<void> {
-    this.life.deleted = true;
+    this.write.markDeleted();
     this.want('ready');
     this.clearRestart();
     const host = this.life.host;
-    this.life.host = null;
+    this.write.setHost(null);
     if (host) {
       if (this.life.running) await this.stopHost(host, this.life.running, this.life.running.finaliseWithEos).catch(() => undefined);
       await host.close();
@@ -201,9 +200,9 @@ export class PipelineSupervisor {
 
   /** Ends the host of an entry that never made it into the table. */
   async discard(): Promise<void> {
-    this.life.deleted = true;
+    this.write.markDeleted();
     const host = this.life.host;
-    this.life.host = null;
+    this.write.setHost(null);
     await host?.close();
   }
 
@@ -213,7 +212,7 @@ export class PipelineSupervisor {
     await this.e.queue.run(async () => {
       await this.halt(true);
       await this.life.host?.close();
-      this.life.host = null;
+      this.write.setHost(null);
     }).catch(() => undefined);
   }
 
@@ -238,15 +237,18 @@ export class PipelineSupervisor {
     let composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
     this.ctx.reserve(e, composed.features, facts.claims);
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
-    life.running = composed;
-    life.run += 1;
-    life.interrupted = false;
+    this.write.setRunning(composed);
+    this.write.nextRun();
+    this.write.setInterrupted(false);
     // The host's first sample is sent as it reaches playing, before its reply: the window is there to take it.
-    life.stats = new StatsWindow(new Date());
+    this.write.setStats(new StatsWindow(new Date()));
     try {
       await this.ctx.outputs.fresh(e.def);
       const host = await this.ensureHost();
-      if (composed.probe) life.running = composed = { ...await this.probed(host, composed.probe), features: composed.features };
+      if (composed.probe) {
+        composed = { ...await this.probed(host, composed.probe), features: composed.features };
+        this.write.setRunning(composed);
+      }
       const inCompanions = new Set(composed.companionSinks?.flat());
       const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s) && !inCompanions.has(s!));
       // The host paces the output's KLV stream itself from the start (core/klv/pacer.ts, docs/klv.md), relaying the
@@ -261,9 +263,9 @@ export class PipelineSupervisor {
       }, startTimeoutMs + REPLY_MARGIN_MS);
     } catch (err) {
       this.ctx.release(e);
-      life.running = null;
-      life.stats = null;
-      life.probedCodec = undefined;
+      this.write.setRunning(null);
+      this.write.setStats(null);
+      this.write.setProbedCodec(undefined);
       // The operator's own start that fails gives up on playing; the supervisor's (restore, recovery, rebuild) does not.
       if (why === 'create' || why === 'play') this.want('ready');
       const message = maskSecrets((err as Error).message);
@@ -276,7 +278,7 @@ export class PipelineSupervisor {
       throw startFailure(err, cause);
     }
     this.ctx.health.started(e, life.interrupted);
-    life.restartAttempts = 0;
+    this.write.setRestartAttempts(0);
     if (life.stats) life.stats.playingSince = new Date();
     this.setState('playing', startedBy);
     await this.ctx.runs.afterStart(e);
@@ -291,20 +293,20 @@ export class PipelineSupervisor {
     let composed = this.ctx.compose(e.def);
     this.ctx.reserve(e, composed.features, this.ctx.validator.claims(e.def));
     // Set before the await, like start(): a concurrent start elsewhere counts this one against the stream limit.
-    life.running = composed;
+    this.write.setRunning(composed);
     try {
       await this.ctx.outputs.fresh(e.def);
       const host = await this.ensureHost();
       if (composed.probe) composed = await this.probed(host, composed.probe);
       const { startTimeoutMs } = this.ctx.opts;
       await host.request({ op: 'play', description: composed.description, services: composed.services, companions: composed.companions, timeoutMs: startTimeoutMs, meters: composed.meters });
-      life.running = composed;
+      this.write.setRunning(composed);
       this.ctx.health.clearStartFailure(e);
       this.want('playing');
     } catch (err) {
       this.ctx.release(e);
-      life.running = null;
-      life.probedCodec = undefined;
+      this.write.setRunning(null);
+      this.write.setProbedCodec(undefined);
       // A refused source is this pipeline's failing start, kept and shown like one (last_error, health failing).
       if (err instanceof SourceRefusedError) {
         const message = maskSecrets(err.message);
@@ -336,14 +338,14 @@ export class PipelineSupervisor {
     const wasPlaying = life.state === 'playing';
     const host = life.host;
     if (host?.alive && (life.running || e.def.on_demand)) {
-      life.stopping = true;
+      this.write.setStopping(true);
       await this.stopHost(host, life.running, eos && Boolean(life.running?.finaliseWithEos))
         .catch((err) => this.ctx.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'))
-        .finally(() => { life.stopping = false; });
+        .finally(() => this.write.setStopping(false));
     }
     await this.ctx.outputs.remove(e.def);
-    life.running = null;
-    life.stats = null;
+    this.write.setRunning(null);
+    this.write.setStats(null);
     this.ctx.runs.halted(e);
     this.ctx.release(e);
     if (wasPlaying) this.setState('ready', null);
@@ -364,11 +366,11 @@ export class PipelineSupervisor {
     const host = this.ctx.hosts(this.e.def.id);
     host.on('event', (ev) => this.onHostEvent(host, ev));
     host.on('exit', (info) => this.onHostExit(host, info));
-    life.host = host;
+    this.write.setHost(host);
     try {
       await host.start();
     } catch (err) {
-      if (life.host === host) life.host = null;
+      if (life.host === host) this.write.setHost(null);
       throw new ApiError('ENGINE_UNAVAILABLE', `no engine host could be started: ${(err as Error).message}`);
     }
     return host;
@@ -387,7 +389,7 @@ export class PipelineSupervisor {
   /** A passed-through source's codec, probed in host (kept in the lifecycle), and the pipeline composed with it. */
   private async probed(host: EngineHost, probe: { description: string; sink: string }): Promise<ComposedPipeline> {
     const { codec, composed } = await this.probeSource(this.e.def, host, probe);
-    this.life.probedCodec = codec;
+    this.write.setProbedCodec(codec);
     return composed;
   }
 
@@ -436,11 +438,11 @@ export class PipelineSupervisor {
       case 'service':
         if (!e.def.on_demand) break;
         if (ev.type === 'media-prepared') void e.queue.run(async () => {
-          if (life.state !== 'playing') life.stats = new StatsWindow(new Date());
+          if (life.state !== 'playing') this.write.setStats(new StatsWindow(new Date()));
           this.setState('playing', 'on_demand');
         });
         if (ev.type === 'media-unprepared') void e.queue.run(async () => {
-          life.stats = null;
+          this.write.setStats(null);
           this.setState('ready', null);
         });
         break;
@@ -465,11 +467,11 @@ export class PipelineSupervisor {
     }
     // A run is under way from the moment start() sets `running`: an error in its last moments before playing counts.
     const run = life.running !== null && !e.def.on_demand && !life.stopping;
-    if (run) life.interrupted = true;
+    if (run) this.write.setInterrupted(true);
     this.ctx.health.error(e, message);
     if (run && life.wanted === 'playing') this.ctx.health.sourceReconnected(e);
     // The source may come back with another codec: probe it again at the next start.
-    life.probedCodec = undefined;
+    this.write.setProbedCodec(undefined);
     this.ctx.events.emit({ type: 'error', id: e.def.id, message });
     if (!run) return;
     // Queued: a start still in flight finishes first, and this halts what it started, but never a later run (the
@@ -486,7 +488,7 @@ export class PipelineSupervisor {
     const e = this.e;
     const life = this.life;
     if (life.host !== host) return;
-    life.host = null;
+    this.write.setHost(null);
     if (info.expected || life.deleted || this.ctx.shuttingDown()) return;
     const id = e.def.id;
     const message = `engine host exited unexpectedly (${info.signal ?? `code ${info.code}`}${info.hint ? `; ${info.hint}` : ''})`;
@@ -495,7 +497,7 @@ export class PipelineSupervisor {
     this.ctx.health.hostRestarted(e);
     this.ctx.events.emit({ type: 'error', id, message });
     void e.queue.run(async () => {
-      life.running = null;
+      this.write.setRunning(null);
       this.ctx.release(e);
       if (life.state === 'playing') this.setState('ready', null);
       this.scheduleRestart();
@@ -509,12 +511,13 @@ export class PipelineSupervisor {
     const life = this.life;
     if (life.deleted || this.ctx.shuttingDown() || life.restartTimer) return;
     const delay = backoffDelay(life.restartAttempts, this.ctx.opts.restartBaseMs, this.ctx.opts.restartMaxMs);
-    life.restartAttempts += 1;
-    life.restartTimer = setTimeout(() => {
-      life.restartTimer = null;
+    this.write.setRestartAttempts(life.restartAttempts + 1);
+    const timer = setTimeout(() => {
+      this.write.setRestartTimer(null);
       void this.e.queue.run(() => this.recover());
     }, delay);
-    life.restartTimer.unref();
+    timer.unref();
+    this.write.setRestartTimer(timer);
   }
 
   private async recover(): Promise<void> {
@@ -534,7 +537,7 @@ export class PipelineSupervisor {
         case 'none':
           break;
       }
-      life.restartAttempts = 0;
+      this.write.setRestartAttempts(0);
     } catch (err) {
       this.ctx.log.warn({ pipeline: this.e.def.id, err: (err as Error).message, attempt: life.restartAttempts }, 'recovery failed; retrying');
       this.scheduleRestart();
@@ -543,7 +546,7 @@ export class PipelineSupervisor {
 
   private clearRestart(): void {
     if (this.life.restartTimer) clearTimeout(this.life.restartTimer);
-    this.life.restartTimer = null;
+    this.write.setRestartTimer(null);
   }
 }
 
