@@ -14,10 +14,11 @@ import type { StatsWindow } from './stats';
 export class LifecycleWriter {
   constructor(private readonly life: Lifecycle) {}
 
-  /** The stall rule of health counts from the moment playing became wanted. */
-  want(wanted: 'playing' | 'ready'): void {
-    if (wanted === 'playing' && this.life.wanted === 'playing') return;
-    this.life.wantedSince = wanted === 'playing' ? Date.now() : null;
+  /** The stall rule of health counts from the moment playing became wanted; by whom is who asked last. */
+  want(wanted: 'playing' | 'ready', by: StartedBy): void {
+    const stillWanted = wanted === 'playing' && this.life.wanted === 'playing';
+    this.life.wantedSince = wanted === 'ready' ? null : stillWanted ? this.life.wantedSince : Date.now();
+    this.life.wantedBy = wanted === 'ready' ? null : by;
     this.life.wanted = wanted;
   }
 

@@ -14,6 +14,8 @@ export interface Lifecycle {
   wanted: 'playing' | 'ready';
   /** When playing became wanted (ms), for the stall rule of health; null while not wanted. */
   wantedSince: number | null;
+  /** Who wants it playing (null while not wanted): a recovery plays again in their name, so `started_by` stays true. */
+  wantedBy: StartedBy;
   /** What the API shows: playing from the host's reply to play (or an on-demand client) until a halt. */
   state: PipelineState;
   startedBy: StartedBy;
@@ -46,7 +48,7 @@ export interface Lifecycle {
 
 export function newLifecycle(): Lifecycle {
   return {
-    wanted: 'ready', wantedSince: null, state: 'ready', startedBy: null, host: null, running: null, stopping: false,
+    wanted: 'ready', wantedSince: null, wantedBy: null, state: 'ready', startedBy: null, host: null, running: null, stopping: false,
     deleted: false, restartAttempts: 0, restartTimer: null, interrupted: false, run: 0, stats: null,
   };
 }

@@ -123,8 +123,10 @@ export class PipelineSupervisor {
 
   // ---- what the operator wants ----------------------------------------------------------------------------
 
-  private want(wanted: 'playing' | 'ready'): void {
-    this.write.want(wanted);
+  private want(wanted: 'playing', by: StartedBy): void;
+  private want(wanted: 'ready'): void;
+  private want(wanted: 'playing' | 'ready', by: StartedBy = null): void {
+    this.write.want(wanted, by);
   }
 
   /** Watchers hear of a change of state (pipeline_status, and started or stopped). */
@@ -144,7 +146,7 @@ export class PipelineSupervisor {
 
   /** Create and play: the operator wants it playing now. Throws the API error after leaving it ready. */
   async play(startedBy: StartedBy, why: 'create' | 'play'): Promise<void> {
-    this.want('playing');
+    this.want('playing', startedBy);
     this.ctx.health.clearStartFailure(this.e);
     this.write.setRestartAttempts(0);
     await this.start(startedBy, why);
@@ -152,7 +154,7 @@ export class PipelineSupervisor {
 
   /** A stored auto_start pipeline at startup: a failure is retried with backoff. */
   async autoStart(): Promise<void> {
-    this.want('playing');
+    this.want('playing', 'auto_start');
     await this.start('auto_start', 'restore').catch((err) => {
       this.ctx.log.error({ pipeline: this.e.def.id, err: (err as Error).message }, 'auto_start failed; retrying with backoff');
       this.scheduleRestart();
@@ -302,7 +304,7 @@ export class PipelineSupervisor {
       await host.request({ op: 'play', description: composed.description, services: composed.services, companions: composed.companions, timeoutMs: startTimeoutMs, meters: composed.meters });
       this.write.setRunning(composed);
       this.ctx.health.clearStartFailure(e);
-      this.want('playing');
+      this.want('playing', 'on_demand');
     } catch (err) {
       this.ctx.release(e);
       this.write.setRunning(null);
@@ -532,7 +534,7 @@ export class PipelineSupervisor {
           await this.serveOnDemand('recover');
           break;
         case 'play':
-          await this.start(life.startedBy ?? 'api', 'recover');
+          await this.start(life.wantedBy ?? 'api', 'recover');
           break;
         case 'none':
           break;

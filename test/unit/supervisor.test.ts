@@ -305,6 +305,23 @@ describe('shutdown', () => {
   });
 });
 
+describe('starting: the start fails', () => {
+  it('a stored auto_start pipeline whose restore fails is retried after the backoff, started by auto_start', async () => {
+    await playing('auto');
+    await t.manager.storage.create('auto', { auto_start: true });
+    await t.manager.shutdown();
+    t = fakeManager({}, t.store);
+    t.hosts.failPlays(1);
+    await t.manager.restore();
+    expect(t.manager.get('auto')).toMatchObject({ state: 'ready', health: 'failing' });
+    await vi.advanceTimersByTimeAsync(99);
+    expect(plays(t.hosts.latest('auto'))).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(plays(t.hosts.latest('auto'))).toHaveLength(2);
+    expect(t.manager.get('auto')).toMatchObject({ state: 'playing', started_by: 'auto_start' });
+  });
+});
+
 describe('the transition table', () => {
   /** The rows of the first markdown table after `from` in text (cells trimmed). */
   function rows(text: string): string[][] {
