@@ -8,27 +8,27 @@
  * running), starting (`running` set, not yet playing), playing, listening (on demand: `running` set, no client),
  * stopping (`stopping`), backoff (`restartTimer` set), deleted.
  *
- * | from                     | event                               | to                               | what it does                                                                        |
- * |--------------------------|-------------------------------------|----------------------------------|-------------------------------------------------------------------------------------|
- * | idle                     | play, create                        | starting → playing               | wanted = playing; claims, licence and admission taken; a host started if needed     |
- * | starting                 | the start fails (create, play)      | idle                             | wanted = ready; `last_error`, health failing; the API answers the failure           |
- * | starting                 | the start fails (restore, recovery) | backoff                          | wanted stays playing                                                                |
- * | starting                 | the host dies                       | backoff                          | `host_restarts` + 1; the start answers 503 (504 on create)                          |
- * | idle (on demand)         | play, create                        | listening                        | wanted = playing; the host's RTSP server listens                                    |
- * | listening                | a client arrives                    | playing (`started_by` on_demand) |                                                                                     |
- * | playing (on demand)      | the last client leaves              | listening                        |                                                                                     |
- * | playing, listening       | stop                                | stopping → idle                  | wanted = ready; EOS first where files are finalised; a waiting restart is cancelled |
- * | playing                  | a finite source ends                | stopping → idle                  | wanted = ready                                                                      |
- * | playing                  | an error, a lost or silent source   | stopping → backoff               | `source_reconnects` + 1; EOS first, so a recording stays playable                   |
- * | any but deleted          | the host dies                       | backoff                          | `host_restarts` + 1; claims released; state ready                                   |
- * | stopping                 | the host dies                       | backoff → idle                   | the stop completes; a new idle host after the backoff                               |
- * | backoff                  | the timer fires, ready wanted       | idle                             | a new host only                                                                     |
- * | backoff                  | the timer fires, playing wanted     | starting or listening            | success resets the backoff; failure doubles it, up to its ceiling                   |
- * | playing                  | PATCH of width, height or fps       | stopping → starting              | the new encoding starts                                                             |
- * | starting (rebuild)       | the new encoding fails              | starting (rollback)              | the previous encoding starts again; wanted stays playing; PATCH answers the failure |
- * | starting (rollback)      | the previous encoding fails too     | backoff                          | the previous encoding is recovered with backoff                                     |
- * | idle, listening, backoff | delete                              | deleted                          | the waiting restart is cancelled; what runs is stopped; the host ends               |
- * | any                      | SIGTERM                             | idle, no host                    | what runs is stopped with EOS; nothing restarts                                     |
+ * | from                     | event                               | to                               | what it does                                                                           |
+ * |--------------------------|-------------------------------------|----------------------------------|----------------------------------------------------------------------------------------|
+ * | idle                     | play, create                        | starting → playing               | wanted = playing; claims, licence and admission taken; a host started if needed        |
+ * | starting                 | the start fails (create, play)      | idle                             | wanted = ready; `last_error`, health failing; the API answers the failure              |
+ * | starting                 | the start fails (restore, recovery) | backoff                          | wanted stays playing                                                                   |
+ * | starting                 | the host dies                       | backoff                          | `host_restarts` + 1; the start answers 503 (504 on create)                             |
+ * | idle (on demand)         | play, create                        | listening                        | wanted = playing; the host's RTSP server listens                                       |
+ * | listening                | a client arrives                    | playing (`started_by` on_demand) |                                                                                        |
+ * | playing (on demand)      | the last client leaves              | listening                        |                                                                                        |
+ * | playing, listening       | stop                                | stopping → idle                  | wanted = ready; EOS first where files are finalised; a waiting restart is cancelled    |
+ * | playing                  | a finite source ends                | stopping → idle                  | wanted = ready                                                                         |
+ * | playing                  | an error, a lost or silent source   | stopping → backoff               | `source_reconnects` + 1; EOS first (not after an error), so a recording stays playable |
+ * | any but deleted          | the host dies                       | backoff                          | `host_restarts` + 1; claims released; state ready                                      |
+ * | stopping                 | the host dies                       | backoff → idle                   | the stop completes; a new idle host after the backoff                                  |
+ * | backoff                  | the timer fires, ready wanted       | idle                             | a new host only                                                                        |
+ * | backoff                  | the timer fires, playing wanted     | starting or listening            | success resets the backoff; failure doubles it, up to its ceiling; `started_by` kept   |
+ * | playing                  | PATCH of width, height or fps       | stopping → starting              | the new encoding starts                                                                |
+ * | starting (rebuild)       | the new encoding fails              | starting (rollback)              | the previous encoding starts again; wanted stays playing; PATCH answers the failure    |
+ * | starting (rollback)      | the previous encoding fails too     | backoff                          | the previous encoding is recovered with backoff                                        |
+ * | idle, listening, backoff | delete                              | deleted                          | the waiting restart is cancelled; what runs is stopped; the host ends                  |
+ * | any                      | SIGTERM                             | idle, no host                    | what runs is stopped with EOS; nothing restarts                                        |
  *
  * Delete is refused while playing (409, stop first); every other command waits its turn in the queue.
  *
