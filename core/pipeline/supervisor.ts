@@ -103,7 +103,9 @@ export interface SupervisorContext {
 /**
  * How much longer than the time a command gives the host (its timeoutMs) the core waits for the host's reply before it
  * kills the host as hung: the host's own timeout answers first when the host is alive (docs/operations.md, systemd's
- * TimeoutStopSec counts it).
+ * TimeoutStopSec counts it). Not a setting: it only has to cover the host's own answer after its timeout (IPC and
+ * tearing down what failed), never media, and the waits an operator tunes (start and stop timeouts) are added to it.
+ * Too short, a live host is killed as hung and restarted with backoff; too long, a hung one is found later.
  */
 const REPLY_MARGIN_MS = 5000;
 
