@@ -261,6 +261,19 @@ describe('on demand', () => {
     expect(t.manager.get('od').state).toBe('ready');
   });
 
+  it('the last client leaving keeps the server listening: nothing is stopped, and the next client plays again', async () => {
+    await t.manager.create(udpBody('odl', od));
+    const host = t.hosts.latest('odl')!;
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
+    await settle();
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-unprepared' });
+    await settle();
+    expect(host.commands.map((c) => c.op)).toEqual(['play']);
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
+    await settle();
+    expect(t.manager.get('odl')).toMatchObject({ state: 'playing', started_by: 'on_demand' });
+  });
+
   it('a client arriving during a restart is served once the new host listens; the dead host is not heard', async () => {
     await t.manager.create(udpBody('odr', od));
     const dead = t.hosts.latest('odr')!;
