@@ -47,6 +47,21 @@ export interface HostExit {
  */
 const TITLE_ROOM = ' '.repeat(72);
 
+/**
+ * How long a command without its own timeout (a property set, a KLV position, a description parsed, a spare named)
+ * may go unanswered before the host is killed as hung. Not a setting: these answer in milliseconds, or seconds when
+ * a parse loads plugins cold; the wait only tells a hung host from a slow one. Commands that change a pipeline's state
+ * pass the configured start and stop timeouts instead.
+ */
+const REPLY_TIMEOUT_MS = 30_000;
+
+/**
+ * How long close() waits after SIGTERM before SIGKILL. Not a setting: the host's own watchdog kills it 3 s after
+ * SIGTERM (docs/engine-host.md, "Exit"), so this only catches a host whose watchdog cannot fire (a Node host whose
+ * teardown blocks its event loop, a stopped process); a little above 3 s lets the watchdog act first.
+ */
+const CLOSE_GRACE_MS = 5000;
+
 /** How a failed allocation ends a host: GLib's g_error traps, libc and V8 abort, an unchecked NULL faults. */
 const ALLOCATION_FAILURE_SIGNALS = new Set(['SIGTRAP', 'SIGABRT', 'SIGSEGV', 'SIGBUS']);
 
@@ -178,7 +193,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
     this.emit('answered', p.op);
   }
 
-  request<T = unknown>(cmd: HostCommand, timeoutMs = 30000): Promise<T> {
+  request<T = unknown>(cmd: HostCommand, timeoutMs = REPLY_TIMEOUT_MS): Promise<T> {
     const child = this.child;
     if (!child || !this.alive || !child.connected) return Promise.reject(new HostGoneError('the engine host is not running'));
     const id = this.nextId++;
@@ -201,7 +216,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
     this.closing = true;
     if (!child || !this.alive) return Promise.resolve();
     return new Promise((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const kill = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS);
       child.once('exit', () => {
         clearTimeout(kill);
         resolve();

@@ -14,7 +14,7 @@ import type { PipelineCounters, PipelineStats } from './stats-model';
 export interface Entry {
   /** Written by the manager alone (PipelineManager.redefine): create, PUT, PATCH and a rebuild's rollback. */
   def: PipelineDefinition;
-  /** Written by the pipeline's supervisor alone (core/pipeline/supervisor.ts); read-only to everyone else. */
+  /** Written by the pipeline's supervisor alone, one method per field (core/pipeline/lifecycle-writer.ts); read-only to everyone else. */
   readonly life: Readonly<Lifecycle>;
   queue: SerialQueue;
   /** Written by the storage commands alone (core/pipeline/storage.ts). */

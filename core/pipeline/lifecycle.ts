@@ -1,7 +1,8 @@
 /**
  * The lifecycle of one pipeline as data: what the operator wants, what runs, the engine host and the restart in
- * waiting. Only its supervisor (core/pipeline/supervisor.ts) writes it; everyone else sees it read-only through
- * `Entry.life`. Pure functions of it live here too.
+ * waiting. Only its supervisor (core/pipeline/supervisor.ts) writes it, each field through one method of
+ * core/pipeline/lifecycle-writer.ts; everyone else sees it read-only through `Entry.life`. Pure functions of it live
+ * here too.
  */
 import type { EngineHost } from '../engine/host-process';
 import type { ComposedPipeline } from '../compose';
@@ -13,6 +14,8 @@ export interface Lifecycle {
   wanted: 'playing' | 'ready';
   /** When playing became wanted (ms), for the stall rule of health; null while not wanted. */
   wantedSince: number | null;
+  /** Who wants it playing (null while not wanted): a recovery plays again in their name, so `started_by` stays true. */
+  wantedBy: StartedBy;
   /** What the API shows: playing from the host's reply to play (or an on-demand client) until a halt. */
   state: PipelineState;
   startedBy: StartedBy;
@@ -45,7 +48,7 @@ export interface Lifecycle {
 
 export function newLifecycle(): Lifecycle {
   return {
-    wanted: 'ready', wantedSince: null, state: 'ready', startedBy: null, host: null, running: null, stopping: false,
+    wanted: 'ready', wantedSince: null, wantedBy: null, state: 'ready', startedBy: null, host: null, running: null, stopping: false,
     deleted: false, restartAttempts: 0, restartTimer: null, interrupted: false, run: 0, stats: null,
   };
 }

@@ -1,34 +1,34 @@
 /**
- * The supervisor of one pipeline: the one writer of its lifecycle (core/pipeline/lifecycle.ts), driving its engine
- * host towards what the operator wants. The manager calls it inside the pipeline's serial queue; what the host
- * reports (its events, its death) and the restart timer queue their work there too, so every transition below
- * happens one at a time.
+ * The supervisor of one pipeline: the one writer of its lifecycle (core/pipeline/lifecycle.ts; each field through one
+ * method of core/pipeline/lifecycle-writer.ts), driving its engine host towards what the operator wants. The manager
+ * calls it inside the pipeline's serial queue; what the host reports (its events, its death) and the restart timer
+ * queue their work there too, so every transition below happens one at a time.
  *
  * Actual state is `state` (ready, playing); the phases are what the fields say together: idle (ready, nothing
  * running), starting (`running` set, not yet playing), playing, listening (on demand: `running` set, no client),
  * stopping (`stopping`), backoff (`restartTimer` set), deleted.
  *
- * | from                     | event                               | to                               | what it does                                                                        |
- * |--------------------------|-------------------------------------|----------------------------------|-------------------------------------------------------------------------------------|
- * | idle                     | play, create                        | starting → playing               | wanted = playing; claims, licence and admission taken; a host started if needed     |
- * | starting                 | the start fails (create, play)      | idle                             | wanted = ready; `last_error`, health failing; the API answers the failure           |
- * | starting                 | the start fails (restore, recovery) | backoff                          | wanted stays playing                                                                |
- * | starting                 | the host dies                       | backoff                          | `host_restarts` + 1; the start answers 503 (504 on create)                          |
- * | idle (on demand)         | play, create                        | listening                        | wanted = playing; the host's RTSP server listens                                    |
- * | listening                | a client arrives                    | playing (`started_by` on_demand) |                                                                                     |
- * | playing (on demand)      | the last client leaves              | listening                        |                                                                                     |
- * | playing, listening       | stop                                | stopping → idle                  | wanted = ready; EOS first where files are finalised; a waiting restart is cancelled |
- * | playing                  | a finite source ends                | stopping → idle                  | wanted = ready                                                                      |
- * | playing                  | an error, a lost or silent source   | stopping → backoff               | `source_reconnects` + 1; EOS first, so a recording stays playable                   |
- * | any but deleted          | the host dies                       | backoff                          | `host_restarts` + 1; claims released; state ready                                   |
- * | stopping                 | the host dies                       | backoff → idle                   | the stop completes; a new idle host after the backoff                               |
- * | backoff                  | the timer fires, ready wanted       | idle                             | a new host only                                                                     |
- * | backoff                  | the timer fires, playing wanted     | starting or listening            | success resets the backoff; failure doubles it, up to its ceiling                   |
- * | playing                  | PATCH of width, height or fps       | stopping → starting              | the new encoding starts                                                             |
- * | starting (rebuild)       | the new encoding fails              | starting (rollback)              | the previous encoding starts again; wanted stays playing; PATCH answers the failure |
- * | starting (rollback)      | the previous encoding fails too     | backoff                          | the previous encoding is recovered with backoff                                     |
- * | idle, listening, backoff | delete                              | deleted                          | the waiting restart is cancelled; what runs is stopped; the host ends               |
- * | any                      | SIGTERM                             | idle, no host                    | what runs is stopped with EOS; nothing restarts                                     |
+ * | from                     | event                               | to                               | what it does                                                                           |
+ * |--------------------------|-------------------------------------|----------------------------------|----------------------------------------------------------------------------------------|
+ * | idle                     | play, create                        | starting → playing               | wanted = playing; claims, licence and admission taken; a host started if needed        |
+ * | starting                 | the start fails (create, play)      | idle                             | wanted = ready; `last_error`, health failing; the API answers the failure              |
+ * | starting                 | the start fails (restore, recovery) | backoff                          | wanted stays playing                                                                   |
+ * | starting                 | the host dies                       | backoff                          | `host_restarts` + 1; the start answers 503 (504 on create)                             |
+ * | idle (on demand)         | play, create                        | listening                        | wanted = playing; the host's RTSP server listens                                       |
+ * | listening                | a client arrives                    | playing (`started_by` on_demand) |                                                                                        |
+ * | playing (on demand)      | the last client leaves              | listening                        |                                                                                        |
+ * | playing, listening       | stop                                | stopping → idle                  | wanted = ready; EOS first where files are finalised; a waiting restart is cancelled    |
+ * | playing                  | a finite source ends                | stopping → idle                  | wanted = ready                                                                         |
+ * | playing                  | an error, a lost or silent source   | stopping → backoff               | `source_reconnects` + 1; EOS first (not after an error), so a recording stays playable |
+ * | any but deleted          | the host dies                       | backoff                          | `host_restarts` + 1; claims released; state ready                                      |
+ * | stopping                 | the host dies                       | backoff → idle                   | the stop completes; a new idle host after the backoff                                  |
+ * | backoff                  | the timer fires, ready wanted       | idle                             | a new host only                                                                        |
+ * | backoff                  | the timer fires, playing wanted     | starting or listening            | success resets the backoff; failure doubles it, up to its ceiling; `started_by` kept   |
+ * | playing                  | PATCH of width, height or fps       | stopping → starting              | the new encoding starts                                                                |
+ * | starting (rebuild)       | the new encoding fails              | starting (rollback)              | the previous encoding starts again; wanted stays playing; PATCH answers the failure    |
+ * | starting (rollback)      | the previous encoding fails too     | backoff                          | the previous encoding is recovered with backoff                                        |
+ * | idle, listening, backoff | delete                              | deleted                          | the waiting restart is cancelled; what runs is stopped; the host ends                  |
+ * | any                      | SIGTERM                             | idle, no host                    | what runs is stopped with EOS; nothing restarts                                        |
  *
  * Delete is refused while playing (409, stop first); every other command waits its turn in the queue.
  *
@@ -51,6 +51,7 @@ import { statsOf, type Entry } from './entry';
 import type { HealthRecord } from './health-record';
 import { inspectDescription, probeSource } from './host-queries';
 import { backoffDelay, recoveryStep, type Lifecycle } from './lifecycle';
+import { LifecycleWriter } from './lifecycle-writer';
 import type { PipelineDefinition, PipelineState, PipelineView, StartedBy } from './model';
 import type { OutputDirs } from './output-dirs';
 import { SourceRefusedError, startFailure, type StartCause } from './start-failure';
@@ -102,7 +103,9 @@ export interface SupervisorContext {
 /**
  * How much longer than the time a command gives the host (its timeoutMs) the core waits for the host's reply before it
  * kills the host as hung: the host's own timeout answers first when the host is alive (docs/operations.md, systemd's
- * TimeoutStopSec counts it).
+ * TimeoutStopSec counts it). Not a setting: it only has to cover the host's own answer after its timeout (IPC and
+ * tearing down what failed), never media, and the waits an operator tunes (start and stop timeouts) are added to it.
+ * Too short, a live host is killed as hung and restarted with backoff; too long, a hung one is found later.
  */
 const REPLY_MARGIN_MS = 5000;
 
@@ -110,27 +113,27 @@ const REPLY_MARGIN_MS = 5000;
 type Attempt = Exclude<StartCause, 'update'> | 'rebuild';
 
 export class PipelineSupervisor {
-  /** The entry's lifecycle, writable here only (Entry.life is read-only to everyone else). */
-  private readonly life: Lifecycle;
+  /** The entry's lifecycle, read here as everywhere (Entry.life); `write` is the one writer of its fields. */
+  private readonly life: Readonly<Lifecycle>;
+  private readonly write: LifecycleWriter;
 
   constructor(private readonly e: Entry, private readonly ctx: SupervisorContext) {
-    this.life = e.life as Lifecycle;
+    this.life = e.life;
+    // The only writable view of the lifecycle in the service (Entry.life is read-only to everyone else).
+    this.write = new LifecycleWriter(e.life as Lifecycle);
   }
 
   // ---- what the operator wants ----------------------------------------------------------------------------
 
-  /** The stall rule of health counts from the moment playing became wanted. */
-  private want(wanted: 'playing' | 'ready'): void {
-    if (wanted === 'playing' && this.life.wanted !== 'playing') this.life.wantedSince = Date.now();
-    if (wanted === 'ready') this.life.wantedSince = null;
-    this.life.wanted = wanted;
+  private want(wanted: 'playing', by: StartedBy): void;
+  private want(wanted: 'ready'): void;
+  private want(wanted: 'playing' | 'ready', by: StartedBy = null): void {
+    this.write.want(wanted, by);
   }
 
+  /** Watchers hear of a change of state (pipeline_status, and started or stopped). */
   private setState(state: PipelineState, startedBy: StartedBy): void {
-    const changed = this.life.state !== state;
-    this.life.state = state;
-    this.life.startedBy = startedBy;
-    if (!changed) return;
+    if (!this.write.setState(state, startedBy)) return;
     const view = this.ctx.view(this.e);
     this.ctx.events.emit({ type: 'status', id: this.e.def.id, pipeline: view });
     this.ctx.events.emit({ type: state === 'playing' ? 'started' : 'stopped', id: this.e.def.id, pipeline: view });
@@ -138,22 +141,22 @@ export class PipelineSupervisor {
 
   /** The definition changed (PUT): a passed-through source's codec is learned again. */
   redefined(): void {
-    this.life.probedCodec = undefined;
+    this.write.setProbedCodec(undefined);
   }
 
   // ---- commands (inside the pipeline's queue) -------------------------------------------------------------
 
   /** Create and play: the operator wants it playing now. Throws the API error after leaving it ready. */
   async play(startedBy: StartedBy, why: 'create' | 'play'): Promise<void> {
-    this.want('playing');
+    this.want('playing', startedBy);
     this.ctx.health.clearStartFailure(this.e);
-    this.life.restartAttempts = 0;
+    this.write.setRestartAttempts(0);
     await this.start(startedBy, why);
   }
 
   /** A stored auto_start pipeline at startup: a failure is retried with backoff. */
   async autoStart(): Promise<void> {
-    this.want('playing');
+    this.want('playing', 'auto_start');
     await this.start('auto_start', 'restore').catch((err) => {
       this.ctx.log.error({ pipeline: this.e.def.id, err: (err as Error).message }, 'auto_start failed; retrying with backoff');
       this.scheduleRestart();
@@ -188,11 +191,11 @@ export class PipelineSupervisor {
 
   /** DELETE (and a create refused after it was entered): nothing restarts, what runs is stopped, the host ends. */
   async withdraw(): Promise<void> {
-    this.life.deleted = true;
+    this.write.markDeleted();
     this.want('ready');
     this.clearRestart();
     const host = this.life.host;
-    this.life.host = null;
+    this.write.setHost(null);
     if (host) {
       if (this.life.running) await this.stopHost(host, this.life.running, this.life.running.finaliseWithEos).catch(() => undefined);
       await host.close();
@@ -201,9 +204,9 @@ export class PipelineSupervisor {
 
   /** Ends the host of an entry that never made it into the table. */
   async discard(): Promise<void> {
-    this.life.deleted = true;
+    this.write.markDeleted();
     const host = this.life.host;
-    this.life.host = null;
+    this.write.setHost(null);
     await host?.close();
   }
 
@@ -213,7 +216,7 @@ export class PipelineSupervisor {
     await this.e.queue.run(async () => {
       await this.halt(true);
       await this.life.host?.close();
-      this.life.host = null;
+      this.write.setHost(null);
     }).catch(() => undefined);
   }
 
@@ -238,15 +241,18 @@ export class PipelineSupervisor {
     let composed = { ...planned, features: [...new Set([...planned.features, ...facts.features])] };
     this.ctx.reserve(e, composed.features, facts.claims);
     // Set before the await, so a concurrent start elsewhere counts this one against the licence's stream limit.
-    life.running = composed;
-    life.run += 1;
-    life.interrupted = false;
+    this.write.setRunning(composed);
+    this.write.nextRun();
+    this.write.setInterrupted(false);
     // The host's first sample is sent as it reaches playing, before its reply: the window is there to take it.
-    life.stats = new StatsWindow(new Date());
+    this.write.setStats(new StatsWindow(new Date()));
     try {
       await this.ctx.outputs.fresh(e.def);
       const host = await this.ensureHost();
-      if (composed.probe) life.running = composed = { ...await this.probed(host, composed.probe), features: composed.features };
+      if (composed.probe) {
+        composed = { ...await this.probed(host, composed.probe), features: composed.features };
+        this.write.setRunning(composed);
+      }
       const inCompanions = new Set(composed.companionSinks?.flat());
       const watchSinks = [composed.framegrab?.sink, composed.klvSink].filter((s): s is string => Boolean(s) && !inCompanions.has(s!));
       // The host paces the output's KLV stream itself from the start (core/klv/pacer.ts, docs/klv.md), relaying the
@@ -261,9 +267,9 @@ export class PipelineSupervisor {
       }, startTimeoutMs + REPLY_MARGIN_MS);
     } catch (err) {
       this.ctx.release(e);
-      life.running = null;
-      life.stats = null;
-      life.probedCodec = undefined;
+      this.write.setRunning(null);
+      this.write.setStats(null);
+      this.write.setProbedCodec(undefined);
       // The operator's own start that fails gives up on playing; the supervisor's (restore, recovery, rebuild) does not.
       if (why === 'create' || why === 'play') this.want('ready');
       const message = maskSecrets((err as Error).message);
@@ -276,7 +282,7 @@ export class PipelineSupervisor {
       throw startFailure(err, cause);
     }
     this.ctx.health.started(e, life.interrupted);
-    life.restartAttempts = 0;
+    this.write.setRestartAttempts(0);
     if (life.stats) life.stats.playingSince = new Date();
     this.setState('playing', startedBy);
     await this.ctx.runs.afterStart(e);
@@ -291,20 +297,20 @@ export class PipelineSupervisor {
     let composed = this.ctx.compose(e.def);
     this.ctx.reserve(e, composed.features, this.ctx.validator.claims(e.def));
     // Set before the await, like start(): a concurrent start elsewhere counts this one against the stream limit.
-    life.running = composed;
+    this.write.setRunning(composed);
     try {
       await this.ctx.outputs.fresh(e.def);
       const host = await this.ensureHost();
       if (composed.probe) composed = await this.probed(host, composed.probe);
       const { startTimeoutMs } = this.ctx.opts;
       await host.request({ op: 'play', description: composed.description, services: composed.services, companions: composed.companions, timeoutMs: startTimeoutMs, meters: composed.meters });
-      life.running = composed;
+      this.write.setRunning(composed);
       this.ctx.health.clearStartFailure(e);
-      this.want('playing');
+      this.want('playing', 'on_demand');
     } catch (err) {
       this.ctx.release(e);
-      life.running = null;
-      life.probedCodec = undefined;
+      this.write.setRunning(null);
+      this.write.setProbedCodec(undefined);
       // A refused source is this pipeline's failing start, kept and shown like one (last_error, health failing).
       if (err instanceof SourceRefusedError) {
         const message = maskSecrets(err.message);
@@ -336,14 +342,14 @@ export class PipelineSupervisor {
     const wasPlaying = life.state === 'playing';
     const host = life.host;
     if (host?.alive && (life.running || e.def.on_demand)) {
-      life.stopping = true;
+      this.write.setStopping(true);
       await this.stopHost(host, life.running, eos && Boolean(life.running?.finaliseWithEos))
         .catch((err) => this.ctx.log.warn({ pipeline: e.def.id, err: (err as Error).message }, 'stop failed'))
-        .finally(() => { life.stopping = false; });
+        .finally(() => this.write.setStopping(false));
     }
     await this.ctx.outputs.remove(e.def);
-    life.running = null;
-    life.stats = null;
+    this.write.setRunning(null);
+    this.write.setStats(null);
     this.ctx.runs.halted(e);
     this.ctx.release(e);
     if (wasPlaying) this.setState('ready', null);
@@ -364,11 +370,11 @@ export class PipelineSupervisor {
     const host = this.ctx.hosts(this.e.def.id);
     host.on('event', (ev) => this.onHostEvent(host, ev));
     host.on('exit', (info) => this.onHostExit(host, info));
-    life.host = host;
+    this.write.setHost(host);
     try {
       await host.start();
     } catch (err) {
-      if (life.host === host) life.host = null;
+      if (life.host === host) this.write.setHost(null);
       throw new ApiError('ENGINE_UNAVAILABLE', `no engine host could be started: ${(err as Error).message}`);
     }
     return host;
@@ -387,7 +393,7 @@ export class PipelineSupervisor {
   /** A passed-through source's codec, probed in host (kept in the lifecycle), and the pipeline composed with it. */
   private async probed(host: EngineHost, probe: { description: string; sink: string }): Promise<ComposedPipeline> {
     const { codec, composed } = await this.probeSource(this.e.def, host, probe);
-    this.life.probedCodec = codec;
+    this.write.setProbedCodec(codec);
     return composed;
   }
 
@@ -436,11 +442,11 @@ export class PipelineSupervisor {
       case 'service':
         if (!e.def.on_demand) break;
         if (ev.type === 'media-prepared') void e.queue.run(async () => {
-          if (life.state !== 'playing') life.stats = new StatsWindow(new Date());
+          if (life.state !== 'playing') this.write.setStats(new StatsWindow(new Date()));
           this.setState('playing', 'on_demand');
         });
         if (ev.type === 'media-unprepared') void e.queue.run(async () => {
-          life.stats = null;
+          this.write.setStats(null);
           this.setState('ready', null);
         });
         break;
@@ -465,11 +471,11 @@ export class PipelineSupervisor {
     }
     // A run is under way from the moment start() sets `running`: an error in its last moments before playing counts.
     const run = life.running !== null && !e.def.on_demand && !life.stopping;
-    if (run) life.interrupted = true;
+    if (run) this.write.setInterrupted(true);
     this.ctx.health.error(e, message);
     if (run && life.wanted === 'playing') this.ctx.health.sourceReconnected(e);
     // The source may come back with another codec: probe it again at the next start.
-    life.probedCodec = undefined;
+    this.write.setProbedCodec(undefined);
     this.ctx.events.emit({ type: 'error', id: e.def.id, message });
     if (!run) return;
     // Queued: a start still in flight finishes first, and this halts what it started, but never a later run (the
@@ -486,7 +492,7 @@ export class PipelineSupervisor {
     const e = this.e;
     const life = this.life;
     if (life.host !== host) return;
-    life.host = null;
+    this.write.setHost(null);
     if (info.expected || life.deleted || this.ctx.shuttingDown()) return;
     const id = e.def.id;
     const message = `engine host exited unexpectedly (${info.signal ?? `code ${info.code}`}${info.hint ? `; ${info.hint}` : ''})`;
@@ -495,7 +501,7 @@ export class PipelineSupervisor {
     this.ctx.health.hostRestarted(e);
     this.ctx.events.emit({ type: 'error', id, message });
     void e.queue.run(async () => {
-      life.running = null;
+      this.write.setRunning(null);
       this.ctx.release(e);
       if (life.state === 'playing') this.setState('ready', null);
       this.scheduleRestart();
@@ -509,12 +515,13 @@ export class PipelineSupervisor {
     const life = this.life;
     if (life.deleted || this.ctx.shuttingDown() || life.restartTimer) return;
     const delay = backoffDelay(life.restartAttempts, this.ctx.opts.restartBaseMs, this.ctx.opts.restartMaxMs);
-    life.restartAttempts += 1;
-    life.restartTimer = setTimeout(() => {
-      life.restartTimer = null;
+    this.write.setRestartAttempts(life.restartAttempts + 1);
+    const timer = setTimeout(() => {
+      this.write.setRestartTimer(null);
       void this.e.queue.run(() => this.recover());
     }, delay);
-    life.restartTimer.unref();
+    timer.unref();
+    this.write.setRestartTimer(timer);
   }
 
   private async recover(): Promise<void> {
@@ -529,12 +536,12 @@ export class PipelineSupervisor {
           await this.serveOnDemand('recover');
           break;
         case 'play':
-          await this.start(life.startedBy ?? 'api', 'recover');
+          await this.start(life.wantedBy ?? 'api', 'recover');
           break;
         case 'none':
           break;
       }
-      life.restartAttempts = 0;
+      this.write.setRestartAttempts(0);
     } catch (err) {
       this.ctx.log.warn({ pipeline: this.e.def.id, err: (err as Error).message, attempt: life.restartAttempts }, 'recovery failed; retrying');
       this.scheduleRestart();
@@ -543,7 +550,7 @@ export class PipelineSupervisor {
 
   private clearRestart(): void {
     if (this.life.restartTimer) clearTimeout(this.life.restartTimer);
-    this.life.restartTimer = null;
+    this.write.setRestartTimer(null);
   }
 }
 

@@ -114,6 +114,9 @@ function answer(cmd: HostCommand): unknown {
       return { state: 'null' };
     case 'inspect':
       return [];
+    case 'probe':
+      // A passed-through source sends H.264, as the test sources of the media tests do.
+      return 'video/x-h264, stream-format=(string)byte-stream';
     default:
       return null;
   }
@@ -201,15 +204,17 @@ export class MemoryStore implements Store {
   }
 }
 
-/** A manager over fake hosts, with the events it sent. Backoff 100 ms doubling to 400 ms unless told otherwise. */
-export function fakeManager(opts: Partial<ManagerOptions> = {}) {
+/**
+ * A manager over fake hosts, with the events it sent. Backoff 100 ms doubling to 400 ms unless told otherwise. A store
+ * given is the one a previous manager kept (a restart of the service).
+ */
+export function fakeManager(opts: Partial<ManagerOptions> = {}, store = new MemoryStore()) {
   const hosts = new FakeHosts();
   const registry = new PluginRegistry();
   for (const p of builtinPlugins) registry.register(p, 'builtin');
   const events = new PipelineEvents();
   const seen: PipelineEvent[] = [];
   events.subscribe((ev) => seen.push(ev));
-  const store = new MemoryStore();
   const manager = new PipelineManager(registry, hosts.factory, events, store, unrestricted, pino({ level: 'silent' }), {
     startTimeoutMs: 1000, stopTimeoutMs: 500, rtspLatencyMs: () => 200, restartBaseMs: 100, restartMaxMs: 400, ...opts,
   });

@@ -3,14 +3,24 @@
  * (test/helpers/fake-host.ts) with fake timers: no process, no GStreamer, no real waiting. Backoff is 100 ms
  * doubling to 400 ms.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../core/errors/catalogue';
 import type { HostCommand } from '../../core/engine/protocol';
 import { fakeManager, udpBody, type FakeEngineHost } from '../helpers/fake-host';
 
 let t: ReturnType<typeof fakeManager>;
+
+/** A media file for a finite source (binary bytes: the file plugin refuses text) and a recording beside it. */
+const dir = mkdtempSync(join(tmpdir(), 'encoderd-supervisor-'));
+const mediaFile = join(dir, 'clip.ts');
+writeFileSync(mediaFile, Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256)));
+const recording = join(dir, 'rec.ts');
+// The output's own check (OutputPlugin.check) finds the recording there, as a real host would have made it.
+writeFileSync(recording, '');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -27,6 +37,10 @@ const settle = () => vi.advanceTimersByTimeAsync(0);
 
 function plays(host: FakeEngineHost | undefined): Extract<HostCommand, { op: 'play' }>[] {
   return (host?.commands ?? []).filter((c): c is Extract<HostCommand, { op: 'play' }> => c.op === 'play');
+}
+
+function stops(host: FakeEngineHost | undefined): Extract<HostCommand, { op: 'stop' }>[] {
+  return (host?.commands ?? []).filter((c): c is Extract<HostCommand, { op: 'stop' }> => c.op === 'stop');
 }
 
 async function playing(id: string, extra: Record<string, unknown> = {}) {
@@ -247,6 +261,19 @@ describe('on demand', () => {
     expect(t.manager.get('od').state).toBe('ready');
   });
 
+  it('the last client leaving keeps the server listening: nothing is stopped, and the next client plays again', async () => {
+    await t.manager.create(udpBody('odl', od));
+    const host = t.hosts.latest('odl')!;
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
+    await settle();
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-unprepared' });
+    await settle();
+    expect(host.commands.map((c) => c.op)).toEqual(['play']);
+    host.send({ event: 'service', kind: 'rtsp', type: 'media-prepared' });
+    await settle();
+    expect(t.manager.get('odl')).toMatchObject({ state: 'playing', started_by: 'on_demand' });
+  });
+
   it('a client arriving during a restart is served once the new host listens; the dead host is not heard', async () => {
     await t.manager.create(udpBody('odr', od));
     const dead = t.hosts.latest('odr')!;
@@ -302,6 +329,185 @@ describe('shutdown', () => {
     expect(host.alive).toBe(false);
     await vi.advanceTimersByTimeAsync(2000);
     expect(t.hosts.of('sd')).toHaveLength(1);
+  });
+});
+
+describe('idle: play', () => {
+  it('takes the output\'s claim: a play whose output another pipeline holds now answers 409 and stays ready', async () => {
+    const first = await playing('first');
+    await t.manager.stop('first');
+    await playing('second');
+    expect((await apiError(t.manager.play('first'))).code).toBe('PIPELINE_CONFLICT');
+    expect(t.manager.get('first').state).toBe('ready');
+    expect(plays(first)).toHaveLength(1);
+  });
+
+  it('takes the admission figure: a start past the total pixel rate answers 409 and nothing plays', async () => {
+    await t.manager.shutdown();
+    t = fakeManager({ maxTotalPixelRate: 320 * 240 * 30 });
+    await playing('one');
+    const refused = await apiError(t.manager.create(udpBody('two', { output: { uri: 'udp://127.0.0.1:5006' } })));
+    expect(refused.code).toBe('PIPELINE_CONFLICT');
+    expect(t.manager.get('two').state).toBe('ready');
+    expect(plays(t.hosts.latest('two'))).toHaveLength(0);
+  });
+});
+
+describe('starting: the start fails', () => {
+  it('an operator\'s play the host refuses answers 504, leaves it ready and failing, and nothing retries', async () => {
+    const host = await playing('pf');
+    await t.manager.stop('pf');
+    t.hosts.failPlays(1);
+    expect((await apiError(t.manager.play('pf'))).code).toBe('PIPELINE_START_TIMEOUT');
+    expect(t.manager.get('pf')).toMatchObject({ state: 'ready', health: 'failing', last_error: expect.stringContaining('fault injected') });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(plays(host)).toHaveLength(2);
+    expect(t.hosts.of('pf')).toHaveLength(1);
+    expect(t.manager.get('pf').state).toBe('ready');
+  });
+
+  it('a create the host refuses answers 504 and keeps the pipeline, ready, with its error', async () => {
+    t.hosts.failPlays(1);
+    expect((await apiError(t.manager.create(udpBody('cf')))).code).toBe('PIPELINE_START_TIMEOUT');
+    expect(t.manager.get('cf')).toMatchObject({ state: 'ready', last_error: expect.stringContaining('fault injected') });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(plays(t.hosts.latest('cf'))).toHaveLength(1);
+  });
+
+  it('a host that dies during a create\'s start: the create answers 504, and only a host comes back', async () => {
+    t.hosts.hold('play');
+    const create = t.manager.create(udpBody('cd'));
+    await settle();
+    const host = t.hosts.latest('cd')!;
+    expect(host.holding('play')).toBe(true);
+    host.crash();
+    expect((await apiError(create)).code).toBe('PIPELINE_START_TIMEOUT');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.hosts.of('cd')).toHaveLength(2);
+    expect(plays(t.hosts.latest('cd'))).toHaveLength(0);
+    expect(t.manager.metricsRows()[0].counters.host_restarts).toBe(1);
+  });
+
+  it('a stored auto_start pipeline whose restore fails is retried after the backoff, started by auto_start', async () => {
+    await playing('auto');
+    await t.manager.storage.create('auto', { auto_start: true });
+    await t.manager.shutdown();
+    t = fakeManager({}, t.store);
+    t.hosts.failPlays(1);
+    await t.manager.restore();
+    expect(t.manager.get('auto')).toMatchObject({ state: 'ready', health: 'failing' });
+    await vi.advanceTimersByTimeAsync(99);
+    expect(plays(t.hosts.latest('auto'))).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(plays(t.hosts.latest('auto'))).toHaveLength(2);
+    expect(t.manager.get('auto')).toMatchObject({ state: 'playing', started_by: 'auto_start' });
+  });
+});
+
+describe('playing, listening: stop', () => {
+  it('a recording is stopped with EOS, so its file is finalised; a UDP stream without', async () => {
+    const rec = await playing('rec', { output: { uri: recording } });
+    const udp = await playing('udp');
+    await t.manager.stop('rec');
+    await t.manager.stop('udp');
+    expect(stops(rec)).toEqual([expect.objectContaining({ eos: true })]);
+    expect(stops(udp)).toEqual([expect.objectContaining({ eos: false })]);
+  });
+
+  it('an on-demand pipeline that listens stops listening, is not restarted, and listens again at play', async () => {
+    await t.manager.create(udpBody('ods', { on_demand: true, output: { uri: 'rtsp://127.0.0.1:8554/ods' } }));
+    const host = t.hosts.latest('ods')!;
+    await t.manager.stop('ods');
+    expect(stops(host)).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(plays(host)).toHaveLength(1);
+    await t.manager.play('ods');
+    expect(plays(host)).toHaveLength(2);
+    expect(t.manager.get('ods').state).toBe('ready');
+  });
+});
+
+describe('playing: the source ends or fails', () => {
+  it('a finite source that ends: the run is halted, playing is no longer wanted, and nothing restarts', async () => {
+    const body = { id: 'fin', mode: 'simple', source: { uri: `file://${mediaFile}` }, output: { uri: 'udp://127.0.0.1:5004' } };
+    expect((await t.manager.create(body)).state).toBe('playing');
+    const host = t.hosts.latest('fin')!;
+    host.send({ event: 'eos' });
+    await settle();
+    expect(stops(host)).toHaveLength(1);
+    expect(t.manager.get('fin')).toMatchObject({ state: 'ready', last_error: null });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(plays(host)).toHaveLength(1);
+    expect(t.manager.metricsRows()[0].counters.source_reconnects).toBe(0);
+  });
+
+  it('a bus error halts the run without EOS, counts a reconnect and plays again after the backoff', async () => {
+    const host = await playing('err', { output: { uri: recording } });
+    host.send({ event: 'error', message: 'Internal data stream error.', source: 'enc', debug: '' });
+    await settle();
+    expect(stops(host)).toEqual([expect.objectContaining({ eos: false })]);
+    expect(t.manager.get('err')).toMatchObject({ state: 'ready', last_error: 'Internal data stream error.' });
+    expect(t.events).toContainEqual({ type: 'error', id: 'err', message: 'Internal data stream error.' });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(plays(host)).toHaveLength(2);
+    expect(t.manager.get('err').state).toBe('playing');
+    expect(t.manager.metricsRows()[0].counters.source_reconnects).toBe(1);
+  });
+
+  it('a silent source (its loss message) halts the run with EOS first, counts a reconnect and plays again', async () => {
+    const host = await playing('mute', { source: { uri: 'udp://127.0.0.1:5010' }, output: { uri: recording } });
+    host.send({ event: 'element', source: 'src', name: 'GstUDPSrcTimeout', fields: {} });
+    await settle();
+    expect(stops(host)).toEqual([expect.objectContaining({ eos: true })]);
+    expect(t.manager.get('mute')).toMatchObject({ state: 'ready', last_error: 'the source went silent (GstUDPSrcTimeout); reconnecting' });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(plays(host)).toHaveLength(2);
+    expect(t.manager.get('mute').state).toBe('playing');
+    expect(t.manager.metricsRows()[0].counters.source_reconnects).toBe(1);
+  });
+});
+
+describe('playing: PATCH of width, height or fps', () => {
+  it('stops the run and starts the new encoding in the same host', async () => {
+    const host = await playing('grow');
+    const view = await t.manager.patch('grow', { encoding: { width: 640, height: 480 } });
+    expect(view).toMatchObject({ state: 'playing', encoding: { width: 640, height: 480 } });
+    expect(host.commands.map((c) => c.op)).toEqual(['play', 'stop', 'play']);
+    expect(plays(host)[1].description).toContain('width=640,height=480');
+    expect(t.hosts.of('grow')).toHaveLength(1);
+  });
+});
+
+describe('delete', () => {
+  it('while idle: the host ends, watchers hear of it, nothing restarts', async () => {
+    const host = await playing('di');
+    await t.manager.stop('di');
+    await t.manager.delete('di', false);
+    expect(host.alive).toBe(false);
+    expect(t.manager.has('di')).toBe(false);
+    expect(t.events).toContainEqual({ type: 'deleted', id: 'di' });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(t.hosts.of('di')).toHaveLength(1);
+  });
+
+  it('while an on-demand pipeline listens: its server is stopped, the host ends, nothing restarts', async () => {
+    await t.manager.create(udpBody('dl', { on_demand: true, output: { uri: 'rtsp://127.0.0.1:8554/dl' } }));
+    const host = t.hosts.latest('dl')!;
+    await t.manager.delete('dl', false);
+    expect(stops(host)).toHaveLength(1);
+    expect(host.alive).toBe(false);
+    expect(t.manager.has('dl')).toBe(false);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(t.hosts.of('dl')).toHaveLength(1);
+  });
+
+  it('while playing: 409 CONFLICT (stop first), and it plays on untouched', async () => {
+    const host = await playing('dp');
+    const refused = await apiError(t.manager.delete('dp', false));
+    expect(refused).toMatchObject({ code: 'CONFLICT', status: 409 });
+    expect(t.manager.get('dp').state).toBe('playing');
+    expect(host.alive).toBe(true);
+    expect(stops(host)).toHaveLength(0);
   });
 });
 
