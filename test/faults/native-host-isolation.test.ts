@@ -92,7 +92,11 @@ it('a segfaulting element kills only its own host, run after run: the others kee
       expect(between.some((e) => e.event === 'pipeline_status' && e.data.state === 'playing'), `a restart before crash ${c + 1}`).toBe(true);
     }
     expect(outVictim.packets.filter((p) => p.at > firstCrashSeen).length).toBeGreaterThan(20);
-    const after = await hostPidsByPipeline(svc.child.pid!);
+    // After the last crash the victim may be in its backoff, with no host: wait for the next one.
+    const after = await waitFor(async () => {
+      const pids = await hostPidsByPipeline(svc.child.pid!);
+      return pids.has('victim') ? pids : undefined;
+    }, 10000);
     expect(after.get('victim')).not.toBe(before.get('victim'));
 
     // The others: no error, the same hosts, playing, and their output never paused.
