@@ -47,6 +47,9 @@
     ],
     "test_x265_reopen_sources": [
       "test-x265-reopen/x265-reopen.c"
+    ],
+    "test_crash_element_sources": [
+      "test-crash-element/segv.c"
     ]
   },
   "targets": [

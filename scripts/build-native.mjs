@@ -23,6 +23,7 @@ const testAddon = join(native, 'build/test/encoderd-fake-cameras.node');
 const host = join(native, 'build/encoderd-host');
 const hostFaults = join(native, 'build/test/host-faults.so');
 const x265Reopen = join(native, 'build/test/x265-reopen');
+const crashPlugin = join(native, 'build/test/gst-plugins/libgstencoderdtest.so');
 const gypFile = join(native, 'binding.gyp');
 const gyp = JSON.parse(readFileSync(gypFile, 'utf8'));
 const listed = (name) => gyp.variables[name].map((p) => join(native, p));
@@ -111,4 +112,13 @@ if (test && (force || mtime(x265Reopen) < Math.max(mtime(gypFile), ...reopenSour
   mkdirSync(dirname(x265Reopen), { recursive: true });
   run('gcc', [...gccFlags.filter((f) => f !== '-shared' && f !== '-fPIC'), '-o', x265Reopen, ...reopenSources,
     ...pkgConfig('gstreamer-1.0')], native);
+}
+
+// The segfaulting element (native/test-crash-element/) for test/faults/native-host-isolation.test.ts, which puts its
+// folder on GST_PLUGIN_PATH. A folder of its own: GStreamer would try to load any other .so beside it as a plugin.
+const crashSources = listed('test_crash_element_sources');
+if (test && (force || mtime(crashPlugin) < Math.max(mtime(gypFile), ...crashSources.map(mtime)))) {
+  process.stderr.write('[setup] building the test-only segfaulting GStreamer element\n');
+  mkdirSync(dirname(crashPlugin), { recursive: true });
+  run('gcc', [...gccFlags, '-o', crashPlugin, ...crashSources, ...pkgConfig('gstreamer-1.0', 'gstreamer-base-1.0')], native);
 }

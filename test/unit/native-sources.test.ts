@@ -1,9 +1,10 @@
 /**
  * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src,
- * native/host, native/test-addon, native/test-host-faults and native/test-x265-reopen is listed exactly once (the addon's target, or a list in
- * its variables, which scripts/build-native.mjs reads: the GStreamer layer the addon and the native engine host share,
- * the elements, the standalone plugin's, the native host's, the test addon's, the host fault shim's, the x265 re-open counter's), and every listed
- * file exists.
+ * native/host, native/test-addon, native/test-host-faults, native/test-x265-reopen and native/test-crash-element is
+ * listed exactly once (the addon's target, or a list in its variables, which scripts/build-native.mjs reads: the
+ * GStreamer layer the addon and the native engine host share, the elements, the standalone plugin's, the native
+ * host's, the test addon's, the host fault shim's, the x265 re-open counter's, the segfaulting element's), and every
+ * listed file exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -22,7 +23,7 @@ function cFiles(dir: string): string[] {
 }
 
 const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources', 'test_host_faults_sources',
-  'test_x265_reopen_sources'];
+  'test_x265_reopen_sources', 'test_crash_element_sources'];
 const target = gyp.targets.find((t) => t.target_name === 'encoderd')!;
 const listed = [
   ...target.sources.filter((s) => !s.startsWith('<@(')),
@@ -38,7 +39,8 @@ describe('native/binding.gyp', () => {
 
   it('lists every .c file under native/src, native/host and the test-only folders, once', () => {
     const onDisk = [...cFiles(join(native, 'src')), ...cFiles(join(native, 'host')), ...cFiles(join(native, 'test-addon')),
-      ...cFiles(join(native, 'test-host-faults')), ...cFiles(join(native, 'test-x265-reopen'))].sort();
+      ...cFiles(join(native, 'test-host-faults')), ...cFiles(join(native, 'test-x265-reopen')),
+      ...cFiles(join(native, 'test-crash-element'))].sort();
     expect([...listed].sort()).toEqual(onDisk);
   });
 
@@ -50,8 +52,9 @@ describe('native/binding.gyp', () => {
     expect(target.sources.concat(gyp.variables.element_sources as string[]).some((s) => /fake/.test(s))).toBe(false);
   });
 
-  it('keeps the host fault shim out of the production addon and the native host', () => {
-    const production = [...target.sources, ...(gyp.variables.host_sources as string[]), ...(gyp.variables.gst_core_sources as string[])];
-    expect(production.some((s) => /fault|x265-reopen/.test(s))).toBe(false);
+  it('keeps the host fault shim and the segfaulting element out of the production addon, plugin and native host', () => {
+    const production = [...target.sources, ...(gyp.variables.host_sources as string[]), ...(gyp.variables.gst_core_sources as string[]),
+      ...(gyp.variables.element_sources as string[]), ...(gyp.variables.gst_plugin_sources as string[])];
+    expect(production.some((s) => /fault|x265-reopen|crash/.test(s))).toBe(false);
   });
 });
