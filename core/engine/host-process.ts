@@ -172,7 +172,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
         if (this.adopting) return;
         const max = this.opts.memoryMaxBytes;
         const hint = max && PRLIMIT && signal && ALLOCATION_FAILURE_SIGNALS.has(signal)
-          ? `a host that needs more than its ${Math.round(max / 1048576)} MiB memory ceiling ends this way (--host-memory-max-mb)`
+          ? `a fault in one of its elements, or more memory than its ${Math.round(max / 1048576)} MiB ceiling (--host-memory-max-mb)`
           : undefined;
         this.emit('exit', { code, signal, expected: this.closing, hint } satisfies HostExit);
       });

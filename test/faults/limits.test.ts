@@ -144,14 +144,15 @@ describe('memory ceiling', () => {
       expect(hog.body.state).toBe('playing');
       const first = (await hostPidsByPipeline(tight.child.pid!)).get('hog');
       const err = await sse.next((e) => e.event === 'pipeline_error' && e.data.pipeline_id === 'hog', 20000);
-      expect(err.data.message).toMatch(/engine host exited unexpectedly \(SIG[A-Z]+; a host that needs more than its 1600 MiB memory ceiling ends this way \(--host-memory-max-mb\)\)/);
+      expect(err.data.message).toMatch(/engine host exited unexpectedly \(SIG[A-Z]+; a fault in one of its elements, or more memory than its 1600 MiB ceiling \(--host-memory-max-mb\)\)/);
       // Restarted with backoff: it plays again in a new host (and will outgrow it again).
       await waitFor(async () => {
         const now = (await hostPidsByPipeline(tight.child.pid!)).get('hog');
         return now !== undefined && now !== first;
       }, 20000);
       sse.close();
-      expect((await tight.api('GET', '/svc/pipeline/hog')).body.last_error).toMatch(/memory ceiling/);
+      // Not last_error: the restart's successful start clears it until the host outgrows its ceiling again, so what
+      // it holds here depends on timing; the pipeline_error above carries the same message.
       expect((await tight.api('GET', '/svc/pipeline/calm')).body.state).toBe('playing');
       expect((await tight.api('GET', '/svc/healthz')).status).toBe(200);
       await tight.api('PUT', '/svc/pipeline/hog/stop');
