@@ -28,8 +28,10 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   if (!def.output || !output) throw new ComposeError('no output plugin accepts output.uri');
 
   const enc = def.encoding;
-  const audioFormat = def.audio ? audioCodecOf(registry, def.audio)?.rawAudio : undefined;
-  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc), audio: def.audio?.source === 'stream', ...(audioFormat ? { audioFormat } : {}) });
+  const streamAudio = def.audio?.source === 'stream';
+  // A source that hands its audio between pipelines fixes it to the codec's format, never narrower.
+  const audioFormat = streamAudio ? audioCodecOf(registry, def.audio!)?.rawAudio : undefined;
+  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc), audio: streamAudio, ...(audioFormat ? { audioFormat } : {}) });
   let chain = sf.description;
   let encoderElement: string | undefined;
   let framegrab: ReturnType<typeof framegrabBranch> | undefined;

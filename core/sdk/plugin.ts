@@ -274,8 +274,7 @@ function checkParameters(parameters: Readonly<Record<string, CodecParameter>>, f
 function checkRawAudio(raw: RawAudioFormat | undefined, fail: (why: string) => never): void {
   if (!raw || typeof raw !== 'object') fail('audio codec plugins must provide "rawAudio": the raw audio their encoder takes, {rate, channels, format} (docs/plugins.md, "Audio codecs")');
   if (!Number.isInteger(raw.rate) || raw.rate < 1) fail('rawAudio.rate must be a positive integer (samples per second)');
-  // 64: the most channels GStreamer's raw audio can give positions to (GST_AUDIO_CHANNEL_POSITION_*).
-  if (!Number.isInteger(raw.channels) || raw.channels < 1 || raw.channels > 64) fail('rawAudio.channels must be an integer from 1 to 64');
+  if (!Number.isInteger(raw.channels) || raw.channels < 1) fail('rawAudio.channels must be a positive integer');
   if (typeof raw.format !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(raw.format)) fail('rawAudio.format must be a GStreamer raw audio format, e.g. S16LE');
 }
 
