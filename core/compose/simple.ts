@@ -4,7 +4,7 @@
  * scheme or element of its own beyond the generic raw-video normalisers (videoconvert, videoscale, videorate).
  */
 import { caps, element, type ComposeContext, type OutputStream, type SourceFragment } from '../sdk';
-import { audioChain } from './audio';
+import { audioToCodec } from './audio';
 import { audioCodecOf, audioEncoding, pipelineView, videoEncoding } from './codecs';
 import type { PluginRegistry } from '../plugins/registry';
 import type { PipelineDefinition } from '../pipeline/model';
@@ -28,7 +28,10 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   if (!def.output || !output) throw new ComposeError('no output plugin accepts output.uri');
 
   const enc = def.encoding;
-  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc), audio: def.audio?.source === 'stream' });
+  const streamAudio = def.audio?.source === 'stream';
+  // A source that hands its audio between pipelines fixes it to the codec's format, never narrower.
+  const audioFormat = streamAudio ? audioCodecOf(registry, def.audio!)?.rawAudio : undefined;
+  const sf = source.fragment(def.source, ctx, { decode: Boolean(enc), audio: streamAudio, ...(audioFormat ? { audioFormat } : {}) });
   let chain = sf.description;
   let encoderElement: string | undefined;
   let framegrab: ReturnType<typeof framegrabBranch> | undefined;
@@ -101,16 +104,20 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
   };
 }
 
-/** The audio chain (core/compose/audio.ts) ending in the audio codec's encoder: the output's second stream. */
+/**
+ * The audio chain (core/compose/audio.ts) to the audio codec's own raw format, then its encoder: the output's second
+ * stream.
+ */
 function audioBranch(def: PipelineDefinition, sf: SourceFragment, registry: PluginRegistry, ctx: ComposeContext) {
   const spec = def.audio!;
   const codec = audioCodecOf(registry, spec);
   if (!codec) throw new ComposeError(`no audio codec plugin provides ${spec.codec ?? 'audio'}`);
+  if (!codec.rawAudio) throw new ComposeError(`audio codec ${codec.codec} declares no rawAudio`);
   if (spec.source === 'stream' && !sf.audio) throw new ComposeError('the source gives no audio stream for audio.source stream');
   const encoding = audioEncoding(spec, codec);
   const encoder = codec.encoder(encoding, ctx);
   return {
-    chain: `${audioChain(spec, ctx, sf.audio)} ! ${encoder.description}`,
+    chain: `${audioToCodec(spec, ctx, codec.rawAudio, sf.audio)} ! ${encoder.description}`,
     stream: { media: 'audio', codec, fmtp: codec.rtp.fmtp?.(encoding) } satisfies OutputStream,
     feature: codec.licenceFeature,
   };

@@ -1,6 +1,6 @@
 /** Fragments that several source plugins need after a demuxer or a network source. */
 import { caps, element } from './quote';
-import type { ComposeContext, OutputStream } from './types';
+import type { ComposeContext, OutputStream, RawAudioFormat } from './types';
 
 /**
  * The first video stream of whatever comes in: decoded to raw video (decode), or parsed and left encoded
@@ -38,6 +38,15 @@ export function decodedTails(ctx: ComposeContext, audio: boolean, klv = false): 
   const dec = ctx.name('dec');
   const video = `${element('decodebin', { name: dec, ...(klv ? { caps: DECODE_WITH_KLV } : {}) })} ! ${caps('video/x-raw')}`;
   return { video, ...(audio ? { audio: `${dec}. ! ${caps('audio/x-raw')}` } : {}), ...(klv ? { klv: `${dec}.` } : {}) };
+}
+
+/**
+ * A capsfilter fixing raw audio to a format (an audio codec's `rawAudio`): interleaved, the layout every encoder and
+ * the inter-pipeline audio elements take. What the core's audio chain ends in, and what a source that hands its
+ * audio from one pipeline to another (SourcePlugin.fragment's `audioFormat`) fixes on both ends.
+ */
+export function rawAudioCaps(format: RawAudioFormat): string {
+  return caps('audio/x-raw', { format: format.format, layout: 'interleaved', rate: format.rate, channels: format.channels });
 }
 
 /** The payload type of the first stream of an output; the next stream takes the next (video 96, audio 97, …). */

@@ -5,7 +5,7 @@
  */
 import type {
   AudioSpec, Claim, CodecInfo, CodecParamValue, ComposeContext, EncodingSpec, LiveChange, OutputFragment, OutputSpec, OutputStream,
-  SourceFragment, SourceSpec,
+  RawAudioFormat, SourceFragment, SourceSpec,
 } from './types';
 
 interface PluginBase {
@@ -81,9 +81,12 @@ export interface SourcePlugin extends PluginBase {
   present?(source: SourceSpec): string[];
   /**
    * decode = true asks for raw video; false asks for the stream as it is (passthrough). audio = true (only with
-   * decode, only when mayCarryAudio) asks for the stream's own audio as well: SourceFragment.audio.
+   * decode, only when mayCarryAudio) asks for the stream's own audio as well: SourceFragment.audio. With it,
+   * audioFormat is the raw audio the pipeline's audio codec takes (its `rawAudio`): a source that must fix its
+   * audio's caps, such as a hand-over between pipelines, fixes them to this, so nothing narrower than the codec's
+   * format stands in the way (rawAudioCaps). A decoder's pad needs nothing: the core's chain converts.
    */
-  fragment(source: SourceSpec, ctx: ComposeContext, opts: { decode: boolean; audio?: boolean }): SourceFragment;
+  fragment(source: SourceSpec, ctx: ComposeContext, opts: { decode: boolean; audio?: boolean; audioFormat?: RawAudioFormat }): SourceFragment;
 }
 
 export interface MacroAttribute {
@@ -150,7 +153,16 @@ export interface CodecPlugin extends PluginBase, CodecInfo {
   liveParams: readonly string[];
   /** Extra validation of encoding (video) beyond the core's field rules. */
   validate?(encoding: EncodingSpec): string[];
-  /** Raw I420 (video) or S16 (audio) in; a parsed encoded stream out. `element` is the encoder's name. */
+  /**
+   * An audio codec's input: the raw audio its encoder takes. Required of every audio codec (definePlugin checks it):
+   * the core's audio chain converts to it and runs its filters at a rate near it (docs/audio.md), so a wide-band codec
+   * gets wide-band audio and a speech codec is not handed more than it codes.
+   */
+  rawAudio?: RawAudioFormat;
+  /**
+   * Raw I420 (video), or raw audio in exactly the codec's `rawAudio` format (audio), in; a parsed encoded stream out.
+   * `element` is the encoder's name.
+   */
   encoder(encoding: EncodingSpec, ctx: ComposeContext): { description: string; element: string };
   /** The property changes that apply param=value to the running encoder named element. */
   liveChange(param: string, value: number, element: string): LiveChange[];
@@ -240,6 +252,7 @@ export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
   }
   if (plugin.kind === 'codec' && plugin.limits !== undefined) checkLimits(plugin.limits, fail);
   if (plugin.kind === 'codec' && plugin.parameters !== undefined) checkParameters(plugin.parameters, fail);
+  if (plugin.kind === 'codec' && plugin.media === 'audio') checkRawAudio(plugin.rawAudio, fail);
   if (plugin.kind === 'codec' && plugin.multiview !== undefined && !Number.isInteger(plugin.multiview?.quality)) fail('multiview.quality must be an integer');
   if (plugin.kind !== 'codec' && plugin.secrets !== undefined && typeof plugin.secrets !== 'function') fail('secrets must be a function');
   if (plugin.kind === 'output' && plugin.serves !== undefined) checkServes(plugin.serves, fail);
@@ -256,6 +269,13 @@ function checkParameters(parameters: Readonly<Record<string, CodecParameter>>, f
     if (p.enum !== undefined && (!Array.isArray(p.enum) || p.enum.length === 0)) fail(`parameter "${name}": enum must be a non-empty array`);
     if (p.default !== undefined && p.enum !== undefined && !p.enum.includes(p.default as number | string)) fail(`parameter "${name}": default must be one of its enum`);
   }
+}
+
+function checkRawAudio(raw: RawAudioFormat | undefined, fail: (why: string) => never): void {
+  if (!raw || typeof raw !== 'object') fail('audio codec plugins must provide "rawAudio": the raw audio their encoder takes, {rate, channels, format} (docs/plugins.md, "Audio codecs")');
+  if (!Number.isInteger(raw.rate) || raw.rate < 1) fail('rawAudio.rate must be a positive integer (samples per second)');
+  if (!Number.isInteger(raw.channels) || raw.channels < 1) fail('rawAudio.channels must be a positive integer');
+  if (typeof raw.format !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(raw.format)) fail('rawAudio.format must be a GStreamer raw audio format, e.g. S16LE');
 }
 
 function checkLimits(limits: CodecLimits, fail: (why: string) => never): void {

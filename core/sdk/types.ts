@@ -44,6 +44,19 @@ export interface AudioSpec {
   readonly [param: string]: unknown;
 }
 
+/**
+ * Raw audio as an audio codec's encoder takes it (CodecPlugin.rawAudio), always interleaved. The core's audio chain
+ * converts whatever the source gives to exactly this, so a codec is never handed a rate or layout it did not ask for,
+ * and the chain's filters run at a rate near it (docs/audio.md).
+ */
+export interface RawAudioFormat {
+  /** Samples per second (Codec2 8000, Opus 48000). */
+  rate: number;
+  channels: number;
+  /** A GStreamer raw audio format: S16LE, F32LE, … */
+  format: string;
+}
+
 /** A resource a pipeline holds while it is active; two active pipelines may not hold the same key. */
 export interface Claim {
   /** The namespace of the key, e.g. "port", "udp-destination", "file", "camera". */

@@ -1,11 +1,12 @@
 /** The audio chain and the ALSA device grammar are pure: golden texts and accept/reject tables (docs/audio.md). */
 import { describe, expect, it } from 'vitest';
-import { audioChain, isAlsaDevice } from '../../core/compose/audio';
+import { audioChain, audioToCodec, dspRate, isAlsaDevice } from '../../core/compose/audio';
 import { composeContext, composeSimple } from '../../core/compose';
 import type { PipelineDefinition } from '../../core/pipeline/model';
 import { PluginRegistry } from '../../core/plugins/registry';
 import type { AudioSpec } from '../../core/sdk';
 import { builtinPlugins } from '../../plugins';
+import { RAW_AUDIO as CODEC2 } from '../../plugins/codecs/codec2';
 
 const registry = new PluginRegistry();
 for (const p of builtinPlugins) registry.register(p);
@@ -28,7 +29,7 @@ describe('ALSA device grammar', () => {
 
 describe('audioChain', () => {
   it('stream: volume, 200 Hz high-pass, webrtcdsp at 8 kHz (echo canceller and its own high-pass off)', () => {
-    expect(audioChain({ ...DEFAULTS, volume: 1.5, noise_suppression_level: 4 }, ctx(), 'dec. ! capsfilter caps="audio/x-raw"')).toBe(
+    expect(audioChain({ ...DEFAULTS, volume: 1.5, noise_suppression_level: 4 }, ctx(), CODEC2, 'dec. ! capsfilter caps="audio/x-raw"')).toBe(
       'dec. ! capsfilter caps="audio/x-raw" ! queue ! audioconvert ! audioresample ! volume name="avolume" volume=1.5 ! '
       + 'audiocheblimit name="ahighpass" mode="high-pass" cutoff=200 poles=4 ! audioconvert ! audioresample ! '
       + 'capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=8000,channels=1" ! '
@@ -37,21 +38,64 @@ describe('audioChain', () => {
   });
 
   it('local: alsasrc on the quoted device; levels 1..4 are low, moderate, high, very-high', () => {
-    const levels = [1, 2, 3, 4].map((l) => /noise-suppression-level="([a-z-]+)"/.exec(audioChain({ ...DEFAULTS, source: 'local', device: 'hw:1,0', noise_suppression_level: l }, ctx()))![1]);
+    const levels = [1, 2, 3, 4].map((l) => /noise-suppression-level="([a-z-]+)"/.exec(audioChain({ ...DEFAULTS, source: 'local', device: 'hw:1,0', noise_suppression_level: l }, ctx(), CODEC2))![1]);
     expect(levels).toEqual(['low', 'moderate', 'high', 'very-high']);
-    expect(audioChain({ ...DEFAULTS, source: 'local', device: 'plughw:0,0' }, ctx()).startsWith('alsasrc name="asrc" device="plughw:0,0" ! queue ! ')).toBe(true);
+    expect(audioChain({ ...DEFAULTS, source: 'local', device: 'plughw:0,0' }, ctx(), CODEC2).startsWith('alsasrc name="asrc" device="plughw:0,0" ! queue ! ')).toBe(true);
   });
 
   it('filters are each optional; with all three off only conversion remains; no volume when unset', () => {
     const none = { ...DEFAULTS, source: 'local' as const, device: 'default', noise_filter: false, noise_suppression: false, auto_gain_control: false };
-    expect(audioChain(none, ctx())).toBe('alsasrc name="asrc" device="default" ! queue ! audioconvert ! audioresample');
-    expect(audioChain({ ...none, auto_gain_control: true }, ctx())).toContain('noise-suppression=false noise-suppression-level="moderate" gain-control=true');
-    expect(audioChain({ ...none, noise_filter: true }, ctx())).not.toContain('webrtcdsp');
+    expect(audioChain(none, ctx(), CODEC2)).toBe('alsasrc name="asrc" device="default" ! queue ! audioconvert ! audioresample');
+    expect(audioChain({ ...none, auto_gain_control: true }, ctx(), CODEC2)).toContain('noise-suppression=false noise-suppression-level="moderate" gain-control=true');
+    expect(audioChain({ ...none, noise_filter: true }, ctx(), CODEC2)).not.toContain('webrtcdsp');
   });
 
   it('test: audiotestsrc, live, skips every filter but keeps the volume', () => {
-    expect(audioChain({ ...DEFAULTS, source: 'test', test_wave: 2, volume: 0.5 }, ctx())).toBe(
+    expect(audioChain({ ...DEFAULTS, source: 'test', test_wave: 2, volume: 0.5 }, ctx(), CODEC2)).toBe(
       'audiotestsrc name="asrc" wave=2 is-live=true ! queue ! audioconvert ! audioresample ! volume name="avolume" volume=0.5',
+    );
+  });
+});
+
+describe('the codec\'s own raw audio (CodecPlugin.rawAudio)', () => {
+  const OPUS = { rate: 48000, channels: 1, format: 'S16LE' };
+  const STREAM = 'dec. ! capsfilter caps="audio/x-raw"';
+  const DSP = 'webrtcdsp name="adsp" echo-cancel=false high-pass-filter=false noise-suppression=true noise-suppression-level="moderate" gain-control=true';
+
+  it.each([[8000, 8000], [11025, 16000], [16000, 16000], [24000, 32000], [32000, 32000], [44100, 48000], [48000, 48000], [96000, 48000]])(
+    'webrtcdsp runs at the lowest rate it takes that holds the codec\'s: %i Hz → %i Hz', (codec, dsp) => expect(dspRate(codec)).toBe(dsp));
+
+  it('Codec2: the filters at 8 kHz mono, then 8 kHz mono S16LE', () => {
+    expect(audioToCodec(DEFAULTS, ctx(), CODEC2, STREAM)).toBe(
+      `${STREAM} ! queue ! audioconvert ! audioresample ! audiocheblimit name="ahighpass" mode="high-pass" cutoff=200 poles=4 ! audioconvert ! audioresample ! `
+      + `capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=8000,channels=1" ! ${DSP} ! `
+      + 'audioconvert ! audioresample ! capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=8000,channels=1"',
+    );
+  });
+
+  it('a 48 kHz codec (the Opus example\'s format): the filters at 48 kHz, never narrowed to 8 kHz', () => {
+    expect(audioToCodec(DEFAULTS, ctx(), OPUS, STREAM)).toBe(
+      `${STREAM} ! queue ! audioconvert ! audioresample ! audiocheblimit name="ahighpass" mode="high-pass" cutoff=200 poles=4 ! audioconvert ! audioresample ! `
+      + `capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1" ! ${DSP} ! `
+      + 'audioconvert ! audioresample ! capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"',
+    );
+  });
+
+  it('a codec between webrtcdsp\'s rates, in stereo and floats: the filters at the rate above, then the codec\'s own', () => {
+    const odd = { rate: 44100, channels: 2, format: 'F32LE' };
+    expect(audioToCodec({ ...DEFAULTS, noise_filter: false }, ctx(), odd, STREAM)).toBe(
+      `${STREAM} ! queue ! audioconvert ! audioresample ! capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=2" ! ${DSP} ! `
+      + 'audioconvert ! audioresample ! capsfilter caps="audio/x-raw,format=F32LE,layout=interleaved,rate=44100,channels=2"',
+    );
+  });
+
+  it('one conversion at the end, whatever the chain ends in: a test source, the high-pass alone', () => {
+    expect(audioToCodec({ ...DEFAULTS, source: 'test' }, ctx(), OPUS)).toBe(
+      'audiotestsrc name="asrc" wave=0 is-live=true ! queue ! audioconvert ! audioresample ! capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"',
+    );
+    expect(audioToCodec({ ...DEFAULTS, noise_suppression: false, auto_gain_control: false }, ctx(), OPUS, STREAM)).toBe(
+      `${STREAM} ! queue ! audioconvert ! audioresample ! audiocheblimit name="ahighpass" mode="high-pass" cutoff=200 poles=4 ! audioconvert ! audioresample ! `
+      + 'capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"',
     );
   });
 });

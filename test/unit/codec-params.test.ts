@@ -96,6 +96,17 @@ describe('an audio codec', () => {
     expect(c.sdp).toContain('a=rtpmap:97 CODEC2/8000');
   });
 
+  it('is handed the raw audio it declares (rawAudio): the filters run at the webrtcdsp rate that holds it', () => {
+    const wide = codecLike(codec2, 'wide', { parameters: undefined, rawAudio: { rate: 24000, channels: 2, format: 'S16LE' } });
+    const registry = registryWith(wide);
+    const def = { ...new PipelineValidator(registry).definition(withAudio({ codec: 'wide' })), source: { uri: 'file:///tmp/talk.mkv' } };
+    const c = composeSimple({ ...def, audio: { ...def.audio!, source: 'stream' } }, registry, { rtspLatencyMs: 0 });
+    expect(c.description).toContain('capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=32000,channels=2" ! webrtcdsp');
+    expect(c.description).toContain('audioconvert ! audioresample ! capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=24000,channels=2" ! codec2enc name="aenc"');
+    // The file reader hands the audio over in the codec's format too.
+    expect(c.companions?.[0]).toContain('capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=24000,channels=2" ! interaudiosink');
+  });
+
   it('is refused where its container cannot go, in generic words when it declares none of its own', () => {
     expect(errorsOf(() => validator.definition(withAudio({ codec: 'talk', talk_level: 0 })))).toEqual(['audio.talk_level must be between 1 and 9']);
     expect(errorsOf(() => validator.definition({ ...withAudio({ codec: 'talk' }), output: { uri: 'udp://127.0.0.1:5000' } })))
@@ -106,6 +117,13 @@ describe('an audio codec', () => {
 });
 
 describe('misuse stops the service naming the plugin', () => {
+  it('an audio codec that does not say what raw audio it takes, or says it wrongly', () => {
+    expect(() => codecLike(codec2, 'talk', { rawAudio: undefined })).toThrow('plugin "talk": audio codec plugins must provide "rawAudio"');
+    expect(() => codecLike(codec2, 'talk', { rawAudio: { rate: 0, channels: 1, format: 'S16LE' } })).toThrow('plugin "talk": rawAudio.rate must be a positive integer');
+    expect(() => codecLike(codec2, 'talk', { rawAudio: { rate: 8000, channels: 0, format: 'S16LE' } })).toThrow('plugin "talk": rawAudio.channels must be a positive integer');
+    expect(() => codecLike(codec2, 'talk', { rawAudio: { rate: 8000, channels: 1, format: 's16 ! x' } })).toThrow('plugin "talk": rawAudio.format must be a GStreamer raw audio format');
+  });
+
   it('a parameter another codec of the medium declares', () => {
     expect(() => registryWith(codecLike(codec2, 'talk', { parameters: { codec2_mode: { type: 'integer' } } })))
       .toThrow('plugin "talk": parameter "codec2_mode" is already declared by codec "codec2"');

@@ -1,9 +1,13 @@
 /** Composition is pure: golden descriptions for the built-in simple-mode paths. */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../plugins';
 import { CodecRefusedError, composeSimple } from '../../core/compose';
+import { loadPluginFolder } from '../../core/plugins/loader';
 import { PluginRegistry } from '../../core/plugins/registry';
 import type { PipelineDefinition } from '../../core/pipeline/model';
+import type { AudioSpec } from '../../core/sdk';
+import { ROOT } from '../helpers/service';
 
 const registry = new PluginRegistry();
 for (const p of builtinPlugins) registry.register(p);
@@ -122,5 +126,40 @@ describe('composeSimple: the extraction of a source\'s KLV', () => {
     const live = composeSimple({ ...base, source: { uri: 'udp://127.0.0.1:5000' } }, registry, { rtspLatencyMs: 200 });
     expect(live.description).toContain(
       'capsfilter caps="meta/x-klv" ! queue leaky="downstream" max-size-buffers=30 ! appsink name="klvsink" sync=false');
+  });
+});
+
+describe('composeSimple: audio in its codec\'s own format (CodecPlugin.rawAudio)', () => {
+  const withOpus = new PluginRegistry();
+  for (const p of [...builtinPlugins, loadPluginFolder(join(ROOT, 'examples/plugins/opus'))]) withOpus.register(p);
+  const filtersOn: AudioSpec = { source: 'stream', test_wave: 0, noise_filter: true, noise_suppression: true, noise_suppression_level: 2, auto_gain_control: true };
+  const talk: PipelineDefinition = {
+    ...base, source: { uri: 'file:///tmp/talk.mkv' }, output: { uri: 'rtsp://0.0.0.0:8554/live' },
+    encoding: { codec: 'h264', bitrate: 300, width: 320, height: 240, fps: 15, quality: 1 },
+  };
+  const DSP = 'webrtcdsp name="adsp" echo-cancel=false high-pass-filter=false noise-suppression=true noise-suppression-level="moderate" gain-control=true';
+  const raw = (rate: number) => `capsfilter caps="audio/x-raw,format=S16LE,layout=interleaved,rate=${rate},channels=1"`;
+  /** The audio branch: from the file reader's hand-over to the RTSP output's audio feed. */
+  const branch = (description: string) => /interaudiosrc .*? appsink name="rtsp_feed1"/.exec(description)?.[0];
+
+  it('Codec2: handed over, filtered and encoded at 8 kHz mono', () => {
+    const c = composeSimple({ ...talk, audio: { ...filtersOn, codec2_mode: 2400 } }, withOpus, { rtspLatencyMs: 200 });
+    expect(branch(c.description)).toBe(
+      `interaudiosrc name="fileaudio" channel="fileaudio" ! ${raw(8000)} ! queue ! audioconvert ! audioresample ! `
+      + 'audiocheblimit name="ahighpass" mode="high-pass" cutoff=200 poles=4 ! audioconvert ! audioresample ! '
+      + `${raw(8000)} ! ${DSP} ! audioconvert ! audioresample ! ${raw(8000)} ! codec2enc name="aenc" mode=2400 ! queue ! appsink name="rtsp_feed1"`,
+    );
+    expect(c.companions?.[0]).toContain(`audioconvert ! audioresample ! ${raw(8000)} ! interaudiosink`);
+  });
+
+  it('Opus (the example plugin): handed over, filtered and encoded at 48 kHz mono, never narrowed to 8 kHz', () => {
+    const c = composeSimple({ ...talk, audio: { ...filtersOn, codec: 'opus', opus_bitrate: 32000, opus_application: 'voip' } }, withOpus, { rtspLatencyMs: 200 });
+    expect(branch(c.description)).toBe(
+      `interaudiosrc name="fileaudio" channel="fileaudio" ! ${raw(48000)} ! queue ! audioconvert ! audioresample ! `
+      + 'audiocheblimit name="ahighpass" mode="high-pass" cutoff=200 poles=4 ! audioconvert ! audioresample ! '
+      + `${raw(48000)} ! ${DSP} ! audioconvert ! audioresample ! ${raw(48000)} ! opusenc name="aenc" bitrate=32000 audio-type="voice" ! queue ! appsink name="rtsp_feed1"`,
+    );
+    expect(c.companions?.[0]).toContain(`audioconvert ! audioresample ! ${raw(48000)} ! interaudiosink`);
+    expect(c.description).not.toContain('rate=8000');
   });
 });

@@ -12,7 +12,7 @@ import { composeContext } from '../../compose';
 import { codecParams } from '../../compose/codecs';
 import { ENCODING_DEFAULTS } from '../../pipeline/schema';
 import type { PluginRegistry } from '../registry';
-import { definePlugin, type Claim, type CodecPlugin, type ComposeContext, type EncodingSpec, type OutputPlugin, type PipelineView, type Plugin, type SourcePlugin } from '../../sdk';
+import { definePlugin, rawAudioCaps, type Claim, type CodecPlugin, type ComposeContext, type EncodingSpec, type OutputPlugin, type PipelineView, type Plugin, type SourcePlugin } from '../../sdk';
 import { checkNames, checkQuoted, ensure, parses, runsToEos } from './gst';
 
 export interface ComplianceCheck {
@@ -71,7 +71,9 @@ export function pluginChecks(plugin: Plugin, env: ComplianceEnv): ComplianceChec
 }
 
 function codecChecks(codec: CodecPlugin, { native, registry }: ComplianceEnv): ComplianceCheck[] {
-  const input = codec.media === 'video' ? `${VIDEO_IN} ! videoconvert` : AUDIO_IN;
+  // An audio encoder is given what the core's audio chain gives it: its own rawAudio, nothing else.
+  const input = codec.media === 'video' ? `${VIDEO_IN} ! videoconvert`
+    : codec.rawAudio ? `${AUDIO_IN} ! audioconvert ! audioresample ! ${rawAudioCaps(codec.rawAudio)}` : AUDIO_IN;
   const ctx = () => contextFor(registry);
   const checks: ComplianceCheck[] = [{
     name: 'declares its codec facts',

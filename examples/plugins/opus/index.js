@@ -8,6 +8,8 @@
  *   - its own encoding parameters, fields of `audio` in the API's schema and OpenAPI document
  *     (`audio.opus_bitrate`, `audio.opus_application`), read back in `encoding.params`,
  *   - a licence feature ("opus"),
+ *   - the raw audio its encoder takes (`rawAudio`: 48 kHz mono S16LE), which the core's audio chain converts to and
+ *     runs its filters at, so Opus codes full-band audio,
  *   - the encoder fragment,
  *   - the RTP mapping (rtpopuspay, OPUS/48000/2, RFC 7587),
  *   - the containers that carry it: MPEG-TS among them, so the UDP and TCP outputs take it beside H.264 or H.265 in
@@ -22,13 +24,22 @@ const DEFAULT_BITRATE = 32000;
 module.exports = (sdk) => {
   const { caps, definePlugin, element, gstInt } = sdk;
 
-  // Opus codes at 48 kHz (it takes 8 to 48 kHz, and always describes itself at 48 kHz over RTP).
+  // Opus codes full-band audio at 48 kHz (it also takes 8 to 24 kHz, band-limited). Mono: the chain in front of it is
+  // a speech chain (one microphone or a stream's voice, high-pass, noise suppression), and at the default 32 kbit/s
+  // one channel of speech sounds better than two; webrtcdsp also does half the work.
+  const RAW_AUDIO = Object.freeze({ rate: 48000, channels: 1, format: 'S16LE' });
+
   function opus(name, bitrate, application) {
+    return element('opusenc', { name, bitrate: Number(gstInt(bitrate)), 'audio-type': APPLICATIONS[application] ?? 'voice' });
+  }
+
+  // Advanced mode has no core chain in front of the macro: it takes the audio to 48 kHz itself, in the channels it has.
+  function macro(name, bitrate) {
     return [
       'audioconvert',
       'audioresample',
-      caps('audio/x-raw', { rate: 48000 }),
-      element('opusenc', { name, bitrate: Number(gstInt(bitrate)), 'audio-type': APPLICATIONS[application] ?? 'voice' }),
+      caps('audio/x-raw', { rate: RAW_AUDIO.rate }),
+      opus(name, bitrate, 'voip'),
     ].join(' ! ');
   }
 
@@ -43,6 +54,7 @@ module.exports = (sdk) => {
     caps: 'audio/x-opus',
     parser: 'opusparse',
     containers: ['mpegts', 'matroska', 'mp4'],
+    rawAudio: RAW_AUDIO,
     parameters: {
       opus_bitrate: { type: 'integer', minimum: 6000, maximum: 510000, default: DEFAULT_BITRATE, description: 'Bits per second.' },
       opus_application: {
@@ -68,7 +80,7 @@ module.exports = (sdk) => {
     macro: {
       tag: 'opus',
       attributes: { bitrate: { min: 6, max: 510, default: 32 } },
-      expand: (attrs, ctx) => opus(ctx.name('opus'), attrs.bitrate * 1000, 'voip'),
+      expand: (attrs, ctx) => macro(ctx.name('opus'), attrs.bitrate * 1000),
     },
   });
 };

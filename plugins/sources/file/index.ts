@@ -9,7 +9,13 @@
  * (docs/audio.md).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { caps, decodedTails, definePlugin, element, filePath, parsedTails, type SourcePlugin } from '../../../core/sdk';
+import { decodedTails, definePlugin, element, filePath, parsedTails, rawAudioCaps, type RawAudioFormat, type SourcePlugin } from '../../../core/sdk';
+
+/**
+ * The audio hand-over's format when the caller names no codec's (a plugin check): 48 kHz, the most the core's audio
+ * filters take, so nothing is narrowed.
+ */
+const HAND_OVER: RawAudioFormat = { rate: 48000, channels: 2, format: 'S16LE' };
 
 export default definePlugin<SourcePlugin>({
   kind: 'source',
@@ -34,7 +40,7 @@ export default definePlugin<SourcePlugin>({
     return why ? [`source.uri file ${path} ${why}`] : [];
   },
   claims: () => [],
-  fragment(source, ctx, { decode, audio }) {
+  fragment(source, ctx, { decode, audio, audioFormat }) {
     const location = filePath(source.uri)!;
     if (!decode) {
       const src = element('filesrc', { name: ctx.name('src'), location });
@@ -53,11 +59,12 @@ export default definePlugin<SourcePlugin>({
       element('intervideosink', { name: ctx.name('loopsink'), channel }),
     ].join(' ! ');
     if (!tails.audio) return { description: element('intervideosrc', { name: channel, channel }), kind: 'raw', companion: reader, companionKlv: tails.klv };
-    // The file's audio takes the same way through interaudiosink/interaudiosrc, at fixed caps on both ends (Codec2's
-    // 8 kHz mono). async=false: the reader must reach PLAYING on its video alone. Between two plays of the file the
-    // main pipeline's interaudiosrc gives silence, as the video repeats its last frame.
+    // The file's audio takes the same way through interaudiosink/interaudiosrc, at fixed caps on both ends: the audio
+    // codec's own format (audioFormat), so the hand-over narrows nothing the codec codes. async=false: the reader
+    // must reach PLAYING on its video alone. Between two plays of the file the main pipeline's interaudiosrc gives
+    // silence, as the video repeats its last frame.
     const audioChannel = ctx.name('fileaudio');
-    const raw = caps('audio/x-raw', { format: 'S16LE', layout: 'interleaved', rate: 8000, channels: 1 });
+    const raw = rawAudioCaps(audioFormat ?? HAND_OVER);
     reader += ` ${tails.audio} ! queue ! audioconvert ! audioresample ! ${raw} ! ${element('interaudiosink', { name: ctx.name('loopaudiosink'), channel: audioChannel, async: false })}`;
     return {
       description: element('intervideosrc', { name: channel, channel }),

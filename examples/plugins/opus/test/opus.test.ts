@@ -3,7 +3,10 @@
  * `audio` in the API's schema and OpenAPI document and are validated in the schema's words, and a simple-mode pipeline
  * with Opus audio plays over the local RTSP output to ffprobe, which finds an opus track and decodes its frames
  * without an error line. Over UDP beside H.264 the audio goes into MPEG-TS (Opus has an MPEG-TS mapping; Codec2,
- * which has none, is refused there). Traffic only to 127.0.0.1.
+ * which has none, is refused there). From a file's own audio (audio.source stream, 44.1 kHz stereo, the filters on: the
+ * path a microphone would take, without the ALSA card no test machine has), Opus is coded from 48 kHz mono and keeps
+ * what lies above 4 kHz, which 8 kHz audio cannot carry; Codec2 from the same file stays 8 kHz. Traffic only to
+ * 127.0.0.1.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +24,26 @@ it('is the opus audio codec, licence feature opus, with its own parameters', () 
     { pipelineId: 'p', settings: { rtspLatencyMs: 0 }, name: (role) => role });
   expect(enc).toEqual({ element: 'aenc', description: expect.stringContaining('opusenc name="aenc" bitrate=64000 audio-type="generic"') });
 });
+
+/** The mean level of a file's audio in dBFS, after an ffmpeg filter when given (ffmpeg's volumedetect). */
+async function meanVolume(file: string, filter?: string): Promise<number> {
+  const r = await run('ffmpeg', ['-hide_banner', '-nostats', '-i', file, '-map', '0:a', '-af', filter ? `${filter},volumedetect` : 'volumedetect', '-f', 'null', '-'], { timeoutMs: 30000 });
+  const m = /mean_volume: (-?[\d.]+|-inf) dB/.exec(r.stderr);
+  if (!m) throw new Error(`no mean_volume from ffmpeg: ${r.stderr}`);
+  return m[1] === '-inf' ? -Infinity : Number(m[1]);
+}
+
+/** Six 2-pole high-passes at 6 kHz: what is left is the audio above 6 kHz (8 kHz audio ends at 4 kHz, 70 dB below). */
+const ABOVE_6K = Array(6).fill('highpass=f=6000').join(',');
+
+/** OpusHead (RFC 7845), the Opus stream header a recording keeps: the channels and the rate the encoder was given. */
+function opusHead(extradata: string): { channels: number; inputRate: number } {
+  // ffprobe -show_data prints it as a hex dump: "00000000: 4f70 7573 …  OpusHead…"
+  const hex = extradata.split('\n').map((l) => /^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} )+)/.exec(l)?.[1] ?? '').join('').replace(/ /g, '');
+  const head = Buffer.from(hex, 'hex');
+  expect(head.subarray(0, 8).toString('latin1')).toBe('OpusHead');
+  return { channels: head[9], inputRate: head.readUInt32LE(12) };
+}
 
 /** ffprobe's view of a stream: its streams, and what it printed at -v error (an error line fails the test). */
 async function probe(url: string, args: string[] = []) {
@@ -112,5 +135,58 @@ describe('a service with --plugins-dir examples/plugins', () => {
     expect(p.stderr).toBe('');
     expect(p.streams.map((s) => s.codec_name).sort()).toEqual(['h264', 'opus']);
     expect(Number(p.streams.find((s) => s.codec_name === 'opus')!.nb_read_frames)).toBeGreaterThan(10);
+  });
+
+  describe('from a file\'s own audio with the filters on', () => {
+    let media: string;
+    beforeAll(async () => {
+      // Speech with sibilants (their energy lies above 4 kHz), at 44.1 kHz stereo: neither codec's own format.
+      const wav = join(svc.dataDir, 'speech.wav');
+      expect((await run('espeak-ng', ['-w', wav, 'Six sharp scissors sliced the silk, and she sells seashells by the sea shore.'])).code).toBe(0);
+      media = join(svc.dataDir, 'talk.mkv');
+      const r = await run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15:duration=5', '-i', wav,
+        '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'flac', '-ar', '44100', '-ac', '2', '-shortest', media], { timeoutMs: 30000 });
+      expect(r.code, r.stderr).toBe(0);
+    }, 40000);
+
+    const fromFile = (id: string, output: string, audio: Record<string, unknown>) => ({
+      ...h264Body(id, output), source: { uri: `file://${media}` }, encoding: { codec: 'h264', bitrate: 300, width: 320, height: 240, fps: 15 },
+      audio: { source: 'stream', ...audio },
+    });
+
+    it('Opus is coded from 48 kHz mono and keeps the audio above 4 kHz', async () => {
+      const file = join(svc.dataDir, 'opus-talk.mkv');
+      const r = await svc.api('POST', '/svc/pipeline', fromFile('opus-talk', file, { codec: 'opus' }));
+      expect(r.status, r.text).toBe(201);
+      // The filters are on (the defaults), so the audio went through webrtcdsp.
+      expect(r.body.audio).toMatchObject({ noise_filter: true, noise_suppression: true, auto_gain_control: true });
+      // A loop of the file and more: enough speech to measure.
+      await waitFor(async () => (await svc.api('GET', '/svc/pipeline/opus-talk/stats')).body.stats?.output?.frames >= 90, 30000);
+      expect((await svc.api('PUT', '/svc/pipeline/opus-talk/stop')).status).toBe(200);
+      const p = await run('ffprobe', ['-v', 'error', '-show_data', '-select_streams', 'a', '-show_entries', 'stream=codec_name,sample_rate,channels,extradata', '-of', 'json', file]);
+      expect(p.stderr).toBe('');
+      const stream = JSON.parse(p.stdout).streams[0];
+      expect(stream).toMatchObject({ codec_name: 'opus', sample_rate: '48000', channels: 1 });
+      // What opusenc was given, as it wrote it in its header: the core's chain ends in the codec's rawAudio.
+      expect(opusHead(stream.extradata)).toEqual({ channels: 1, inputRate: 48000 });
+      // Narrowed to 8 kHz anywhere on the way (the filters once ran there), the audio above 6 kHz would be ~70 dB down.
+      const all = await meanVolume(file);
+      const high = await meanVolume(file, ABOVE_6K);
+      expect(all).toBeGreaterThan(-50);
+      expect(high - all).toBeGreaterThan(-45);
+    }, 60000);
+
+    it('Codec2 from the same file stays 8 kHz: ffprobe reads an 8 kHz audio track over RTSP', async () => {
+      const port = await freePort();
+      const url = `rtsp://127.0.0.1:${port}/talk`;
+      const r = await svc.api('POST', '/svc/pipeline', fromFile('c2-talk', url, {}));
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.state).toBe('playing');
+      expect((await svc.api('GET', '/svc/pipeline/c2-talk/sdp')).text).toContain('a=rtpmap:97 CODEC2/8000\r\n');
+      const p = await probe(url, ['-rtsp_transport', 'tcp']);
+      expect(p.code, p.stderr).toBe(0);
+      expect(p.streams.find((s) => s.codec_type === 'audio')).toMatchObject({ sample_rate: '8000' });
+      expect((await svc.api('PUT', '/svc/pipeline/c2-talk/stop')).status).toBe(200);
+    }, 60000);
   });
 });
