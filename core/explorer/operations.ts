@@ -75,7 +75,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'DELETE /svc/pipeline/:id/store': { errors: ['PIPELINE_NOT_FOUND', 'PIPELINE_NOT_PERSISTED', 'PIPELINE_CONFLICT'], success: view },
   'GET /svc/pipeline/:id/sdp': { errors: pipelineErrors, success: { status: 200, content: 'application/sdp' } },
   'GET /svc/pipeline/:id/snapshot': { errors: ['NOT_FOUND', 'CONFLICT'], success: { status: 200, content: 'image/jpeg' } },
-  'GET /svc/pipeline/:id/:served/:file': { errors: pipelineErrors, success: { status: 200, content: 'application/octet-stream' } },
+  // The file's own type (a playlist, a segment, …): the output plugin that serves it decides.
+  'GET /svc/pipeline/:id/:served/:file': { errors: pipelineErrors, success: { status: 200, content: '*/*' } },
   'GET /svc/camera': { errors: ['NOT_FOUND'] },
   'GET /svc/cameras/events': { success: { status: 200, content: 'text/event-stream' } },
   'GET /svc/events': { success: { status: 200, content: 'text/event-stream' } },
@@ -140,7 +141,7 @@ const errorBody = (codes: ErrorCode[]) => ({
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** What a status means beyond its codes' names, where an operation answers it for a reason of its own. */
-function describe(status: number, list: ErrorCode[], engine: boolean): string {
+function statusDescription(status: number, list: ErrorCode[], engine: boolean): string {
   if (status === 503) return engine ? 'ENGINE_UNAVAILABLE: no engine host could be started, or the service is shutting down' : 'ENGINE_UNAVAILABLE: the service is shutting down';
   if (status === 507) return 'INSUFFICIENT_STORAGE: the data dir is full or read-only; nothing was stored';
   return list.join(', ');
@@ -175,7 +176,7 @@ export function responsesOf(key: string, opts: { isPublic: boolean; own: Record<
   else out[String(success.status)] = own ?? { description: 'Success', type: 'object', additionalProperties: true };
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const body = errorBody(list);
-    const description = describe(status, list, Boolean(doc.errors?.includes('ENGINE_UNAVAILABLE')));
+    const description = statusDescription(status, list, Boolean(doc.errors?.includes('ENGINE_UNAVAILABLE')));
     if (status === 429) {
       out['429'] = {
         description: 'Too many requests (header Retry-After)', type: 'object', required: ['message', 'code', 'retry_after_seconds'], additionalProperties: false,

@@ -57,11 +57,11 @@ export function pipelineDocSchema(codecs: SchemaCodecs, multiview?: { codec: str
 
 /**
  * One named example per mode (and the common variants of simple), each valid against the schema and accepted by the
- * validator: the conformance test creates them on a real service.
+ * validator: the conformance test creates those of test sources on a real service. The codecs are the registry's
+ * (the first video codec, multiview's, the first macro's), so the core names none.
  */
 function pipelineExamples(codecs: SchemaCodecs, multiview?: { codec: string; quality: number }, macro?: string): Record<string, { summary: string; value: object }> {
-  const video = codecs.video.map((c) => c.codec);
-  const codec = video.includes('h264') ? 'h264' : video[0];
+  const codec = codecs.video[0]?.codec;
   const examples: Record<string, { summary: string; value: object }> = {};
   if (codec) {
     examples.simple = {
@@ -76,14 +76,14 @@ function pipelineExamples(codecs: SchemaCodecs, multiview?: { codec: string; qua
     summary: 'simple without encoding: an RTSP camera passed through into a recording',
     value: { id: 'gate-recording', mode: 'simple', source: { uri: 'rtsp://192.0.2.10:554/stream1', latency_ms: 200 }, output: { uri: '/tmp/gate-recording.mkv' } },
   };
-  if (video.includes('av1') && codecs.audio.length) {
+  if (codec && codecs.audio.length) {
     examples.audio = {
-      summary: 'simple with audio: a camera and a microphone to UDP multicast (audio over UDP needs AV1)',
+      summary: 'simple with audio: a camera and a microphone, served by the local RTSP server (video and audio as two streams)',
       value: {
         id: 'camera-1', mode: 'simple', source: { uri: 'file:///dev/video0' },
-        encoding: { codec: 'av1', bitrate: 800, width: 640, height: 480, fps: 25 },
-        output: { uri: 'udp://239.1.1.1:5004', network_interface: 'eth0' },
-        audio: { source: 'local', device: 'dsnoop:0,0', codec2_mode: 2400 },
+        encoding: { codec, bitrate: 800, width: 640, height: 480, fps: 25 },
+        output: { uri: 'rtsp://0.0.0.0:8554/camera-1' },
+        audio: { source: 'local', device: 'dsnoop:0,0' },
         geolocation: { latitude: 48.137, longitude: 11.575, altitude: 520, heading: 90 },
       },
     };
@@ -101,12 +101,11 @@ function pipelineExamples(codecs: SchemaCodecs, multiview?: { codec: string; qua
       },
     };
   }
-  const encoder = macro ? `<svc:${macro} bitrate=800 />` : 'x264enc tune=zerolatency';
   examples.advanced = {
-    summary: `advanced: a description${macro ? ' with an encoder macro' : ''}, into MPEG-TS over UDP`,
+    summary: macro ? 'advanced: a test pattern through an encoder macro (put your own muxer and sink after it)' : 'advanced: a description of your own',
     value: {
       id: 'custom', mode: 'advanced',
-      raw_pipeline: `videotestsrc is-live=true ! video/x-raw,width=640,height=360,framerate=25/1 ! ${encoder} ! mpegtsmux ! udpsink host=127.0.0.1 port=5008`,
+      raw_pipeline: `videotestsrc is-live=true ! video/x-raw,width=640,height=360,framerate=25/1 ! ${macro ? `<svc:${macro} bitrate=800 /> ! ` : ''}fakesink`,
     },
   };
   return examples;
