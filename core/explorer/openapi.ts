@@ -60,6 +60,13 @@ export async function generateOpenApi(routes: readonly CatalogueRoute[], version
   for (const route of routes) doc.route({ method: route.method, url: route.url, schema: route.schema, handler: async () => null });
   await doc.ready();
   const document = doc.swagger() as unknown as OpenApiDocument;
+  // @fastify/swagger marks every declared body required (Fastify's own validation would demand one); these handlers take none.
+  for (const [key, op] of Object.entries(OPERATIONS)) {
+    if (!op.bodyOptional) continue;
+    const [method, url] = key.split(' ');
+    const body = (document.paths[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()] as { requestBody?: { required?: boolean } } | undefined)?.requestBody;
+    if (body) body.required = false;
+  }
   await doc.close();
   return document;
 }

@@ -21,6 +21,8 @@ export interface OperationDoc {
   /** The success answer when not 200 JSON. */
   success?: { status: number; content?: string; schema?: object };
   body?: object;
+  /** The body may be left out (every field has a default): the document says so (`requestBody.required: false`). */
+  bodyOptional?: boolean;
   /** Named request examples, shown beside the body (media type `examples`). */
   examples?: Record<string, RequestExample>;
 }
@@ -45,6 +47,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'PUT /svc/pipeline/:id/framegrab/start': {
     errors: ['NOT_FOUND', 'PIPELINE_CONFLICT', 'ENGINE_UNAVAILABLE'],
     success: view,
+    bodyOptional: true,
     examples: {
       every10s: { summary: 'A framegrab every 10 s at JPEG quality 80', value: { interval_seconds: 10, quality: 80 } },
       defaults: { summary: 'The defaults (every 5 s, quality 85); an empty body means the same', value: {} },
@@ -57,6 +60,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: ['PIPELINE_NOT_FOUND', 'PIPELINE_CONFLICT', 'INSUFFICIENT_STORAGE'],
     success: { status: 201, schema: pipelineViewSchema },
     body: { type: 'object', additionalProperties: false, properties: storeMeta },
+    bodyOptional: true,
     examples: { autoStart: { summary: 'Store it and start it when the service starts', value: { auto_start: true, description: 'Front door camera to the control room' } } },
   },
   'PATCH /svc/pipeline/:id/store': {
