@@ -60,7 +60,12 @@ export class Sessions {
     if (!record) return null;
     if (Date.parse(record.expires_at) <= this.now()) {
       this.byDigest.delete(digest);
-      this.save();
+      try {
+        this.save();
+      } catch {
+        // A full data dir must not turn every request with an old token into a 507: the answer is 401 either way,
+        // and an expired session left in the store is swept at the next start or save.
+      }
       return null;
     }
     return digest;

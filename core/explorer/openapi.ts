@@ -6,7 +6,7 @@
 import swagger from '@fastify/swagger';
 import Fastify from 'fastify';
 import { PUBLIC_ENDPOINTS } from '../auth/guard';
-import { OPERATIONS, responsesOf } from './operations';
+import { methodNotAllowedResponse, OPERATIONS, responsesOf } from './operations';
 import type { CatalogueRoute } from './route-catalogue';
 
 export interface OpenApiDocument {
@@ -19,7 +19,8 @@ export interface OpenApiDocument {
 
 const DESCRIPTION = 'The encoderd REST API. Errors answer `{message, code}` (validation errors add `details.errors`); '
   + 'login and authentication failures answer `{error}`. With a password set, every operation but the public ones '
-  + 'needs `Authorization: Bearer <token>` from POST /svc/auth/login.';
+  + 'needs `Authorization: Bearer <token>` from POST /svc/auth/login. A method a path does not take answers 405 '
+  + '(`#/components/responses/MethodNotAllowed`, header `Allow`); a path that does not exist answers 404 `NOT_FOUND`.';
 
 export async function generateOpenApi(routes: readonly CatalogueRoute[], version: string): Promise<OpenApiDocument> {
   const doc = Fastify({ logger: false });
@@ -30,7 +31,12 @@ export async function generateOpenApi(routes: readonly CatalogueRoute[], version
     openapi: {
       openapi: '3.1.0',
       info: { title: 'encoderd', version, description: DESCRIPTION },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+        // No operation answers it (it answers the methods no operation has), so it stands here, named by the description.
+        // The response is plain JSON Schema; openapi-types' literal types for `type` cannot see that.
+        responses: { MethodNotAllowed: methodNotAllowedResponse as never },
+      },
       security: [{ bearerAuth: [] }],
     },
     stripBasePath: false,
@@ -40,9 +46,11 @@ export async function generateOpenApi(routes: readonly CatalogueRoute[], version
       const tag = url.split('/')[2] ?? 'svc';
       const key = `${methods[0]} ${url}`;
       const own = (schema ?? {}) as Record<string, unknown>;
-      const body = OPERATIONS[key]?.body ?? (own.body && Object.keys(own.body).length ? own.body : undefined);
-      const takesBody = ['POST', 'PUT', 'PATCH'].includes(methods[0]);
-      const response = responsesOf(key, { isPublic, takesBody, own: (own.response ?? {}) as Record<string, unknown> });
+      const declared = OPERATIONS[key]?.body ?? (own.body && Object.keys(own.body).length ? own.body : undefined);
+      // Examples go beside the body (@fastify/swagger moves `x-examples` to the media type's `examples`).
+      const examples = OPERATIONS[key]?.examples;
+      const body = declared && examples ? { ...declared, 'x-examples': examples } : declared;
+      const response = responsesOf(key, { isPublic, own: (own.response ?? {}) as Record<string, unknown> });
       const querystring = key === 'GET /svc/camera' ? { ...(own.querystring as object), required: ['path'] } : own.querystring;
       const base = { ...own, ...(body ? { body } : {}), ...(querystring ? { querystring } : {}), response, tags: [tag] } as Record<string, unknown>;
       if (!body) delete base.body;
@@ -52,6 +60,13 @@ export async function generateOpenApi(routes: readonly CatalogueRoute[], version
   for (const route of routes) doc.route({ method: route.method, url: route.url, schema: route.schema, handler: async () => null });
   await doc.ready();
   const document = doc.swagger() as unknown as OpenApiDocument;
+  // @fastify/swagger marks every declared body required (Fastify's own validation would demand one); these handlers take none.
+  for (const [key, op] of Object.entries(OPERATIONS)) {
+    if (!op.bodyOptional) continue;
+    const [method, url] = key.split(' ');
+    const body = (document.paths[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()] as { requestBody?: { required?: boolean } } | undefined)?.requestBody;
+    if (body) body.required = false;
+  }
   await doc.close();
   return document;
 }

@@ -45,7 +45,10 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
-    const why = err.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : `the request is not valid HTTP (${err.code ?? 'parse error'})`;
+    const why = err.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large'
+      // The client ended the connection inside the body: fewer bytes came than its Content-Length said.
+      : err.code === 'HPE_INVALID_EOF_STATE' ? 'the body is shorter than its Content-Length (the connection ended first)'
+        : `the request is not valid HTTP (${err.code ?? 'parse error'})`;
     const body = JSON.stringify(validationError([why]).toBody());
     socket.write(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   }

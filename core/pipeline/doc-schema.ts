@@ -40,6 +40,7 @@ export function pipelineDocSchema(codecs: SchemaCodecs, multiview?: { codec: str
   });
   const encoding = encodingSchema(codecs.video);
   return {
+    'x-examples': pipelineExamples(codecs, multiview, macro),
     oneOf: [
       variant('simple', ['source', 'output'], { source: sourceSchema, encoding: { ...encoding, required: ['codec'] }, output: outputSchema, audio: audioSchema(codecs.audio) },
         'One source. `encoding` is required for raw sources (test patterns, cameras); without it the stream passes through. `audio` only here.'),
@@ -54,7 +55,70 @@ export function pipelineDocSchema(codecs: SchemaCodecs, multiview?: { codec: str
   };
 }
 
+/**
+ * One named example per mode (and the common variants of simple), each valid against the schema and accepted by the
+ * validator: the conformance test creates those of test sources on a real service. The codecs are the registry's
+ * (the first video codec, multiview's, the first macro's), so the core names none.
+ */
+function pipelineExamples(codecs: SchemaCodecs, multiview?: { codec: string; quality: number }, macro?: string): Record<string, { summary: string; value: object }> {
+  const codec = codecs.video[0]?.codec;
+  const examples: Record<string, { summary: string; value: object }> = {};
+  if (codec) {
+    examples.simple = {
+      summary: `simple: a test pattern in ${codec}, served by the local RTSP server`,
+      value: {
+        id: 'test-pattern', mode: 'simple', source: { uri: 'test://ball' },
+        encoding: { codec, bitrate: 1000, width: 1280, height: 720, fps: 30 }, output: { uri: 'rtsp://0.0.0.0:8554/test-pattern' },
+      },
+    };
+  }
+  examples.passthrough = {
+    summary: 'simple without encoding: an RTSP camera passed through into a recording',
+    value: { id: 'gate-recording', mode: 'simple', source: { uri: 'rtsp://192.0.2.10:554/stream1', latency_ms: 200 }, output: { uri: '/tmp/gate-recording.mkv' } },
+  };
+  if (codec && codecs.audio.length) {
+    examples.audio = {
+      summary: 'simple with audio: a camera and a microphone, served by the local RTSP server (video and audio as two streams)',
+      value: {
+        id: 'camera-1', mode: 'simple', source: { uri: 'file:///dev/video0' },
+        encoding: { codec, bitrate: 800, width: 640, height: 480, fps: 25 },
+        output: { uri: 'rtsp://0.0.0.0:8554/camera-1' },
+        audio: { source: 'local', device: 'dsnoop:0,0' },
+        geolocation: { latitude: 48.137, longitude: 11.575, altitude: 520, heading: 90 },
+      },
+    };
+  }
+  if (multiview) {
+    examples.multiview = {
+      summary: `multiview: two inputs side by side (${multiview.codec} at quality ${multiview.quality})`,
+      value: {
+        id: 'wall', mode: 'multiview',
+        inputs: [
+          { source: { uri: 'test://smpte' }, label: 'left', overlay: { text: 'Gate', timestamp: true } },
+          { source: { uri: 'test://ball' }, label: 'right', transform: { mirror: true } },
+        ],
+        encoding: { bitrate: 1500, width: 1280, height: 720, fps: 25 }, output: { uri: 'udp://127.0.0.1:5006' },
+      },
+    };
+  }
+  examples.advanced = {
+    summary: macro ? 'advanced: a test pattern through an encoder macro (put your own muxer and sink after it)' : 'advanced: a description of your own',
+    value: {
+      id: 'custom', mode: 'advanced',
+      raw_pipeline: `videotestsrc is-live=true ! video/x-raw,width=640,height=360,framerate=25/1 ! ${macro ? `<svc:${macro} bitrate=800 /> ! ` : ''}fakesink`,
+    },
+  };
+  return examples;
+}
+
 export const patchDocSchema = {
+  'x-examples': {
+    bitrate: { summary: 'Bitrate, applied live (no restart)', value: { encoding: { bitrate: 1500 } } },
+    size: { summary: 'Size and rate: the pipeline restarts with them', value: { encoding: { width: 640, height: 360, fps: 25 } } },
+    position: { summary: 'Geolocation, latitude and longitude', value: { geolocation: { latitude: 48.137, longitude: 11.575, altitude: 520 } } },
+    mgrs: { summary: 'Geolocation as an MGRS grid reference', value: { geolocation: { mgrs: '32UPU8000080000', heading: 10 } } },
+    remove: { summary: 'Remove the geolocation', value: { geolocation: null } },
+  },
   type: 'object',
   additionalProperties: false,
   minProperties: 1,

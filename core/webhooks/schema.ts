@@ -47,6 +47,20 @@ export const subscriberSchema = {
   },
 } as const;
 
+/** The body as the OpenAPI document shows it: the schema, with what checkSubscriber adds said in schema terms. */
+export const subscriberDocSchema = {
+  ...subscriberSchema,
+  properties: {
+    ...subscriberSchema.properties,
+    url: { ...subscriberSchema.properties.url, allOf: [{ pattern: '^https?://' }], description: 'An absolute http or https URL, without credentials (send them in headers)' },
+    headers: {
+      ...subscriberSchema.properties.headers,
+      propertyNames: { maxLength: MAX_HEADER_KEY, pattern: HEADER_NAME.source },
+      description: `Write-only, sent with each delivery; names are case-insensitive and unique, and not ${[...RESERVED_HEADERS].join(', ')}`,
+    },
+  },
+} as const;
+
 export interface SubscriberBody {
   url: string;
   events: WebhookEvent[];

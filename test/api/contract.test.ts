@@ -10,10 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, h264Body, startService, type RunningService } from '../helpers/service';
 import { licenceFiles, licenceText, vendor } from '../licence/sign';
 
-/** One raw request over TLS; the whole answer as text (status line, headers, body). */
-function raw(port: number, text: string): Promise<string> {
+/** One raw request over TLS; the whole answer as text (status line, headers, body). With end, the client half-closes after it. */
+function raw(port: number, text: string, end = false): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => socket.write(text));
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      socket.write(text);
+      if (end) socket.end();
+    });
     let out = '';
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => { out += d; });
@@ -97,6 +100,16 @@ describe('one service', () => {
     const query = await svc.api('GET', '/svc/pipeline?state=nope');
     expect(query.status).toBe(400);
     expect(query.body).toEqual(errorShape);
+    // A Content-Length of 50 with 10 bytes of body, then the client ends its side: the body is short.
+    const head = (length: number) => `POST /svc/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const short = await raw(svc.port, `${head(50)}{"url":"h"`, true);
+    expect(short).toMatch(/^HTTP\/1.1 400 /);
+    expect(bodyOf(short)).toEqual({ ...errorShape, details: { errors: ['the body is shorter than its Content-Length (the connection ended first)'] } });
+    // More bytes than declared: the 5 declared are no JSON, and what follows them is no request; either is this body.
+    const long = await raw(svc.port, `${head(5)}{"url":"http://127.0.0.1:9/h","events":["pipeline.started"]}`);
+    expect(long).toMatch(/^HTTP\/1.1 400 /);
+    expect(bodyOf(long)).toEqual(errorShape);
+    expect((await svc.api('GET', '/svc/webhooks')).body).toEqual([]);
   });
 
   it('a request Node\'s HTTP parser refuses gets the spec\'s body', async () => {

@@ -56,6 +56,15 @@ describe.skipIf(Boolean(mountRefused))('disk faults', () => {
       const settings = await svc.api('PUT', '/svc/settings', { rtsp_latency_ms: 300 });
       expect(settings.body.code).toBe('INSUFFICIENT_STORAGE');
       expect((await svc.api('GET', '/svc/settings')).body.rtsp_latency_ms).not.toBe(300);
+      // API keys and sessions are written too (docs/errors.md): a key or a first password that cannot be stored is refused.
+      const key = await svc.api('POST', '/svc/auth/keys', { name: 'scraper' });
+      expect(key.status).toBe(507);
+      expect(key.body.code).toBe('INSUFFICIENT_STORAGE');
+      expect((await svc.api('GET', '/svc/auth/keys')).body).toEqual([]);
+      const password = await svc.api('PUT', '/svc/auth/password', { password: 'a long enough password' });
+      expect(password.status).toBe(507);
+      expect(password.body.code).toBe('INSUFFICIENT_STORAGE');
+      expect((await svc.api('GET', '/svc/auth/status')).body).toEqual({ auth_enabled: false });
       expect(readFileSync(join(docs, 'kept.json'), 'utf8')).toBe(before);
       expect(readdirSync(docs).filter((f) => f.endsWith('.tmp'))).toEqual([]);
       expect((await svc.api('GET', '/svc/healthz')).status).toBe(200);

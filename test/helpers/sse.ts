@@ -1,4 +1,5 @@
 /** A real SSE client over HTTPS that records events and comments. */
+import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 export interface SseEvent {
@@ -7,6 +8,8 @@ export interface SseEvent {
 }
 
 export interface SseClient {
+  /** The response's headers (content-type text/event-stream). */
+  headers: IncomingHttpHeaders;
   events: SseEvent[];
   comments: string[];
   /** Resolves with the first event (from the start) matching pred. */
@@ -56,6 +59,7 @@ export function openSse(port: number, path: string, headers: Record<string, stri
       res.on('end', () => endResolve());
       res.on('close', () => endResolve());
       resolve({
+        headers: res.headers,
         events,
         comments,
         ended,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_SESSIONS, Sessions, TOKEN_LIFETIME_MS } from '../../core/auth/sessions';
 import { loadOrCreateTokenKey, tokenKeyPath } from '../../core/auth/token-key';
+import { ApiError } from '../../core/errors/catalogue';
 import { JsonStore } from '../../core/store/json-store';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'encoderd-sessions-'));
@@ -35,6 +36,20 @@ describe('Sessions', () => {
     const reloaded = new Sessions(store, key, () => now);
     expect(reloaded.count()).toBe(0);
     expect(store.read<{ sessions: unknown[] }>('auth', 'sessions')!.sessions).toHaveLength(0);
+  });
+
+  it('an expired token on a full data dir is still a plain refusal (null), never a storage error', () => {
+    const dir = tempDir();
+    const store = new JsonStore(dir);
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const sessions = new Sessions(store, loadOrCreateTokenKey(dir), () => now);
+    const a = sessions.issue();
+    now += TOKEN_LIFETIME_MS;
+    store.write = () => {
+      throw new ApiError('INSUFFICIENT_STORAGE');
+    };
+    expect(sessions.check(a.token)).toBeNull();
+    expect(sessions.count()).toBe(0);
   });
 
   it('does not accept a token under another key, nor anything not shaped like a token', () => {

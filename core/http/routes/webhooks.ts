@@ -1,6 +1,7 @@
 /** /svc/webhooks: thin translations to the webhook registry. Headers are accepted and never returned. */
 import type { FastifyInstance } from 'fastify';
 import type { WebhookRegistry } from '../../webhooks/registry';
+import { subscriberDocSchema } from '../../webhooks/schema';
 
 const webhookView = {
   type: 'object',
@@ -17,7 +18,11 @@ const webhookView = {
 export function webhookRoutes(app: FastifyInstance, registry: WebhookRegistry): void {
   // The body is validated by the registry (its messages name the field and the header key); the response
   // schema is a second guard: serialization drops anything not listed, so headers can never slip out.
-  app.post('/svc/webhooks', { schema: { body: {}, response: { 201: webhookView } } }, async (req, reply) => reply.code(201).send(registry.create(req.body)));
+  app.post('/svc/webhooks', {
+    schema: { body: subscriberDocSchema, response: { 201: webhookView } },
+    // Declared for the OpenAPI document only: the registry validates.
+    validatorCompiler: () => () => true,
+  }, async (req, reply) => reply.code(201).send(registry.create(req.body)));
 
   app.get('/svc/webhooks', { schema: { response: { 200: { type: 'array', items: webhookView } } } }, async () => registry.list());
 
