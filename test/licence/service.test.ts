@@ -100,7 +100,8 @@ describe('failing closed', () => {
   });
 
   it('an expired licence: nothing encodes; a patch that restarts the encoder answers 402 LICENSE_ERROR', async () => {
-    const expiresAt = new Date(Date.now() + 6000).toISOString();
+    // Long enough for a service start and a create on a loaded machine (6 s once ran out before the create).
+    const expiresAt = new Date(Date.now() + 15000).toISOString();
     const svc = await serviceWith({ licensee: 'ACME', codecs: ['h264'], max_streams: 5, expires_at: expiresAt });
     const r = await svc.api('POST', '/svc/pipeline', h264Body('p', `${svc.dataDir}/p.mkv`));
     expect(r.status, r.text).toBe(201);

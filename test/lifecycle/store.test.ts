@@ -68,8 +68,11 @@ describe('atomic store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-kill-'));
     const writer = join(ROOT, 'test/fixtures/store-writer.js');
     for (let round = 0; round < 5; round++) {
-      const child = spawn(process.execPath, [writer, dir], { stdio: 'ignore' });
-      await sleep(150 + Math.random() * 250);
+      const child = spawn(process.execPath, [writer, dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+      // From its first document on (a loaded machine can take longer than the kill's old 150–400 ms delay to start
+      // Node), then at a random moment of its writes.
+      await new Promise((r) => child.stdout!.once('data', r));
+      await sleep(Math.random() * 250);
       child.kill('SIGKILL');
       await new Promise((r) => child.on('exit', r));
     }
