@@ -121,6 +121,12 @@ static void sample(hs_sampler *s) {
   json_builder_set_member_name(b, "rtspClients");
   if (hr_clients() >= 0) json_builder_add_int_value(b, hr_clients());
   else json_builder_add_null_value(b);
+  if (hr_clients() >= 0) {
+    /* This host's RTSP server writes its events to the core from its own notify (host-rtsp.c), through no queue that
+     * could refuse one; the Node host's go through the addon's bounded queue and count what it drops. */
+    json_builder_set_member_name(b, "serviceEventsDropped");
+    json_builder_add_int_value(b, 0);
+  }
   if (!s->bin) {
     const char *nulls[] = { "frames", "bytes", "sourceFrames", "rateDropped", "rateDuplicated", "latencyNs" };
     for (guint i = 0; i < G_N_ELEMENTS(nulls); i++) {
