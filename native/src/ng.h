@@ -9,7 +9,8 @@
  * G_DEFINE_AUTOPTR_CLEANUP_FUNC that undoes whatever of it exists, and so does the creator's reference of an object
  * with its own reference counting (ng_pipeline, ng_rtsp); once such an object runs threads, the one failure branch
  * that follows calls its destroy function (which stops it, and frees nothing) before the throw. The native engine
- * host (native/host/) keeps the same idiom for its FALSE/NULL returns (g_auto(hc_error), g_autoptr(hs_sampler)). */
+ * host (native/host/) keeps the same idiom for its FALSE/NULL returns (g_auto(hc_error), g_autoptr(hs_sampler)), and
+ * so do encoderd's elements (native/src/elements/) for their error returns (a buffer a vfunc owns, libcodec2's state). */
 #ifndef ENCODERD_NG_H
 #define ENCODERD_NG_H
 #include <node_api.h>
