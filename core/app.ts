@@ -173,6 +173,7 @@ export function createService(config: Readonly<Config>, overrides: { hosts?: Eng
   dispatcher.onDelivery(metrics.webhookDelivered);
   webhookRoutes(app, webhooks);
   const devices = createDevices({ native: loadNative, procAsoundRoot: resolve(config.procAsoundRoot), log: log.child({ component: 'devices' }) });
+  metrics.cameraEventsDroppedFrom(() => devices.cameras.droppedEvents());
   deviceRoutes(app, devices, manager, registry.deviceFormatNames());
   eventRoutes(app, { manager, events, devices, keepaliveMs: config.sseKeepaliveMs });
   snapshotRoutes(app, manager);

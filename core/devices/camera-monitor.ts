@@ -14,14 +14,19 @@ export type CameraDevice = DeviceInfo & { path: string };
 
 export type CameraChange = { type: 'added'; device: CameraDevice } | { type: 'removed'; device_path: string };
 
+/** A monitor that queues nothing drops nothing, and need not say so. */
+type Monitor = Pick<DeviceMonitor, 'start' | 'stop'> & Partial<Pick<DeviceMonitor, 'droppedEvents'>>;
+
 export interface MonitorFactory {
-  (classes: string[], onEvent: (ev: DeviceEvent) => void): Pick<DeviceMonitor, 'start' | 'stop'>;
+  (classes: string[], onEvent: (ev: DeviceEvent) => void): Monitor;
 }
 
 export class CameraMonitor {
   private readonly devices = new Map<string, CameraDevice>();
   private readonly emitter = new EventEmitter();
-  private monitor: Pick<DeviceMonitor, 'start' | 'stop'> | null = null;
+  private monitor: Monitor | null = null;
+  /** Events the monitors stopped before this one dropped. */
+  private droppedBefore = 0;
 
   constructor(private readonly factory: MonitorFactory, private readonly log: Logger) {
     // Every SSE client is a listener.
@@ -36,8 +41,17 @@ export class CameraMonitor {
   }
 
   stop(): void {
+    this.droppedBefore = this.droppedEvents();
     this.monitor?.stop();
     this.monitor = null;
+  }
+
+  /**
+   * Events the monitor's bounded queue to the JS thread dropped (a hot-plug storm while JS stalled), since the first
+   * start: the list may then miss an arrival or keep a camera that left.
+   */
+  droppedEvents(): number {
+    return this.droppedBefore + (this.monitor?.droppedEvents?.() ?? 0);
   }
 
   list(): CameraDevice[] {

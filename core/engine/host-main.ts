@@ -7,7 +7,7 @@ import type { BusMessage, Pipeline } from '../../native';
 import type { HostService } from '../sdk';
 import { KlvPacer } from '../klv/pacer';
 import { StatsSampler } from './host-stats';
-import { SERVICES, type RunningService } from './services';
+import { measureServices, SERVICES, type RunningService } from './services';
 import { loadNative } from './native';
 import type { HostCommand, HostErrorBody, HostEvent, HostRequest } from './protocol';
 import { transportError, type SideTransport } from './transports';
@@ -179,7 +179,7 @@ function startServices(specs: readonly HostService[], producer: Pipeline | null)
 
 /** Clients of the services, or null without any (the statistics' rtsp_clients). */
 function serviceClients(): number | null {
-  return services.length ? services.reduce((n, s) => n + s.clients(), 0) : null;
+  return measureServices(services)?.clients ?? null;
 }
 
 async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown> {
@@ -231,7 +231,7 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
 }
 
 function newSampler(p: Pipeline | null, meters: NonNullable<Extract<HostCommand, { op: 'play' }>['meters']>): StatsSampler {
-  return new StatsSampler(p, meters, serviceClients, (sample) => emit({ event: 'stats', sample }));
+  return new StatsSampler(p, meters, () => measureServices(services), (sample) => emit({ event: 'stats', sample }));
 }
 
 function startStats(p: Pipeline | null, meters: NonNullable<Extract<HostCommand, { op: 'play' }>['meters']>): void {

@@ -8,6 +8,7 @@
 import type { Pipeline } from '../../native';
 import type { Meters, PadRef } from '../compose';
 import type { StatsSample } from './protocol';
+import type { ServiceFigures } from './services';
 import { transportFigures, type TransportFigures } from './transports';
 
 export const STATS_INTERVAL_MS = 1000;
@@ -20,7 +21,8 @@ export class StatsSampler {
   constructor(
     private readonly pipeline: Pipeline | null,
     private readonly meters: Meters,
-    private readonly rtspClients: () => number | null,
+    /** null without a service. */
+    private readonly services: () => ServiceFigures | null,
     private readonly send: (sample: StatsSample) => void,
   ) {
     const internal = new Set(meters.internalSinks);
@@ -58,7 +60,7 @@ export class StatsSampler {
     const m = this.meters;
     const at = performance.timeOrigin + performance.now();
     if (!p) {
-      return { atMs: at, frames: null, bytes: null, sourceFrames: null, inputs: [], qosDropped: 0, rateDropped: null, rateDuplicated: null, latencyNs: null, rtspClients: this.rtspClients() };
+      return { atMs: at, frames: null, bytes: null, sourceFrames: null, inputs: [], qosDropped: 0, rateDropped: null, rateDuplicated: null, latencyNs: null, ...this.serviceFigures() };
     }
     const count = (ref: PadRef | undefined) => (ref ? p.counted(ref.element, ref.pad).buffers : null);
     let bytes = 0;
@@ -75,10 +77,15 @@ export class StatsSampler {
       rateDropped: m.rate ? Number(p.getProperty(m.rate, 'drop')) : null,
       rateDuplicated: m.rate ? Number(p.getProperty(m.rate, 'duplicate')) : null,
       latencyNs: latency?.live && latency.minNs >= 0 ? latency.minNs : null,
-      rtspClients: this.rtspClients(),
+      ...this.serviceFigures(),
       ipcDropped: ipc.messages + ipc.samples,
       ...this.transports(p),
     };
+  }
+
+  private serviceFigures(): Pick<StatsSample, 'rtspClients' | 'serviceEventsDropped'> {
+    const s = this.services();
+    return s ? { rtspClients: s.clients, serviceEventsDropped: s.eventsDropped } : { rtspClients: null };
   }
 
   /** `{transport}` with each declared transport's figures, by side; `{}` when none declares stats or none reports yet. */

@@ -67,6 +67,12 @@ export interface StatsSample {
    * the pipeline was built; absent without a pipeline in the host (on demand).
    */
   ipcDropped?: number;
+  /**
+   * Events of the pipeline's host services (its RTSP server's client and media events) that the bounded queue to the
+   * host's JS thread dropped (native RtspServer.droppedEvents()), since they started; absent without a service. The
+   * native host writes them to the core with no queue between, and drops none.
+   */
+  serviceEventsDropped?: number;
   /** The figures of the transports that declare stats (Meters.transports), per side; absent without any. */
   transport?: TransportFigures;
 }

@@ -137,6 +137,11 @@ export const PIPELINE_FAMILIES: ReadonlyArray<FamilySpec<PipelineMetricsRow>> = 
     series: perPlaying((s) => s.ipc_dropped),
   },
   {
+    name: 'encoderd_pipeline_service_events_dropped_total', kind: 'counter', labelNames: LABELS,
+    help: 'RTSP server events the engine host\'s bounded queue to its JS thread dropped (a stalled host), since playing.',
+    series: perPlaying((s) => s.service_events_dropped),
+  },
+  {
     name: 'encoderd_pipeline_latency_seconds', kind: 'gauge', labelNames: LABELS,
     help: 'Source to output sink latency from GStreamer\'s latency query; absent where the query gives none.',
     series: perPlaying((s) => (s.latency_ms === null ? null : s.latency_ms / 1000)),

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { PipelineMetricsRow } from '../pipeline/stats-model';
 import type { DeliveryResult } from '../webhooks/dispatcher';
+import { registerDeviceMetrics } from './device-metrics';
 import { registerEngineHostMetrics } from './engine-host-metrics';
 import { registerHttpMetrics } from './http-metrics';
 import { registerPipelineMetrics } from './pipeline-metrics';
@@ -18,6 +19,8 @@ export interface ServiceMetrics {
   registry: Registry;
   /** Counts one webhook delivery (WebhookDispatcher.onDelivery). */
   webhookDelivered(result: DeliveryResult): void;
+  /** Where encoderd_camera_events_dropped_total reads its total (the devices' CameraMonitor.droppedEvents). */
+  cameraEventsDroppedFrom(droppedEvents: () => number): void;
 }
 
 /** Call before the routes are registered: the request histogram hooks the app. */
@@ -29,5 +32,5 @@ export function createServiceMetrics(app: FastifyInstance, rows: () => readonly 
   const snapshot = oncePerScrape(rows);
   registerPipelineMetrics(registry, snapshot);
   registerEngineHostMetrics(registry, snapshot);
-  return { registry, webhookDelivered: registerWebhookMetrics(registry) };
+  return { registry, webhookDelivered: registerWebhookMetrics(registry), cameraEventsDroppedFrom: registerDeviceMetrics(registry) };
 }

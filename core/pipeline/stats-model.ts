@@ -57,6 +57,11 @@ export interface PipelineStats {
    */
   ipc_dropped?: number;
   /**
+   * Local RTSP output only: the RTSP server's events (clients, media prepared and torn down) dropped on their way to
+   * the engine host's JS thread, whose queue is bounded too, since playing.
+   */
+  service_events_dropped?: number;
+  /**
    * What the output's and the source's network transports report about their connections (a transport socket's round
    * trip, lost and retransmitted packets, rate), figures named by their plugins (core/sdk/transport.ts); absent where
    * neither declares any, and a figure the element does not report yet is left out.

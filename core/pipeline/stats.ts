@@ -106,6 +106,7 @@ export class StatsWindow {
     }
     if (last && last.rtspClients !== null) stats.rtsp_clients = last.rtspClients;
     if (last?.ipcDropped !== undefined) stats.ipc_dropped = last.ipcDropped;
+    if (last?.serviceEventsDropped !== undefined) stats.service_events_dropped = last.serviceEventsDropped;
     if (last?.transport) stats.transport = last.transport;
     return stats;
   }

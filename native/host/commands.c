@@ -16,6 +16,11 @@ void hc_fail(hc_error *e, const char *code, const char *fmt, ...) {
   va_end(ap);
 }
 
+void hc_error_clear(hc_error *e) {
+  g_clear_pointer(&e->why, g_free);
+  g_clear_pointer(&e->cause, ng_msg_free);
+}
+
 const char *hc_string(JsonObject *o, const char *name, const char *fallback) {
   JsonNode *n = o ? json_object_get_member(o, name) : NULL;
   return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING ? json_node_get_string(n) : fallback;
@@ -173,9 +178,8 @@ static JsonNode *klv(JsonObject *cmd, hc_error *e) {
 }
 
 static JsonNode *state(JsonObject *cmd, hc_error *e) {
-  hc_error none = { 0 };
+  g_auto(hc_error) none = { 0 };
   g_autoptr(hp_pipe) p = hc_running(&none);
-  g_free(none.why);
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
   json_builder_set_member_name(b, "state");
@@ -248,15 +252,13 @@ static void run_request(gpointer data) {
   /* Node's own messages on the channel ({cmd: 'NODE_...'}) carry no id. */
   if (!id || !cmd) return;
   const char *op = hc_string(cmd, "op", "");
-  hc_error e = { 0 };
+  g_auto(hc_error) e = { 0 };
   JsonNode *result = NULL;
   guint i;
   for (i = 0; i < G_N_ELEMENTS(commands) && strcmp(commands[i].op, op); i++) {}
   if (i < G_N_ELEMENTS(commands)) result = commands[i].run(cmd, &e);
   else hc_fail(&e, "NG_ERR_ARG", "unknown command '%s'", op);
   reply(json_node_copy(id), result, &e);
-  g_free(e.why);
-  if (e.cause) ng_msg_free(e.cause);
 }
 
 void hc_commands_job(void (*fn)(gpointer), gpointer data) {

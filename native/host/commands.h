@@ -10,6 +10,9 @@ typedef struct {
   char *why;
   ng_msg *cause;
 } hc_error;
+/* Frees what an hc_error holds: declare one with g_auto(hc_error) e = { 0 }. */
+void hc_error_clear(hc_error *e);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(hc_error, hc_error_clear)
 
 /* Each returns the reply's result (NULL: JSON null), or NULL with e->code set. Command thread. */
 JsonNode *hc_play(JsonObject *cmd, hc_error *e);

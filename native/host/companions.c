@@ -61,16 +61,13 @@ static void rebuild(gpointer data) {
   /* The source's KLV pauses with it: its last packet stands while the reader is rebuilt (under load, seconds). */
   hc_klv_hold(TRUE);
   hp_pipe_destroy(ended);
-  hc_error e = { 0 };
+  g_auto(hc_error) e = { 0 };
   gboolean started = start(c->slot, &e);
   hc_klv_hold(FALSE);
-  if (!started) {
-    ng_msg m = { .type = NG_MSG_ERROR, .source = "companion", .debug = "" };
-    m.text = g_strdup_printf("the looped source could not start again: %s", e.why);
-    hc_emit_error(&m);
-    g_free(m.text);
-  }
-  g_free(e.why);
+  if (started) return;
+  g_autofree char *text = g_strdup_printf("the looped source could not start again: %s", e.why);
+  ng_msg m = { .type = NG_MSG_ERROR, .source = "companion", .text = text, .debug = "" };
+  hc_emit_error(&m);
 }
 
 gboolean hc_companions_start(JsonObject *cmd, hc_error *e) {

@@ -53,19 +53,18 @@ static gboolean mount(ng_rtsp_server *s, JsonObject *service, hp_pipe *producer,
 }
 
 hr_server *hr_server_new(JsonObject *service, hp_pipe *producer, const char **code, char **why) {
-  ng_rtsp_server *s = ng_rtsp_server_new(hc_string(service, "host", "127.0.0.1"), (gint) hc_int(service, "port", 0),
-                                         hc_context(), on_event, NULL, why);
+  g_autoptr(ng_rtsp_server) s = ng_rtsp_server_new(hc_string(service, "host", "127.0.0.1"), (gint) hc_int(service, "port", 0),
+                                                   hc_context(), on_event, NULL, why);
   if (!s) {
     *code = "NG_ERR_RTSP";
     return NULL;
   }
   if (!mount(s, service, producer, code, why)) {
     ng_rtsp_server_close(s);
-    ng_rtsp_server_unref(s);
     return NULL;
   }
   g_atomic_int_set(&client_count, 0);
-  return (hr_server *) s;
+  return (hr_server *) g_steal_pointer(&s);
 }
 
 void hr_server_close(hr_server *r) {

@@ -58,12 +58,12 @@ static gboolean install(GstPad *pad, gpointer data) {
 }
 
 hs_sampler *hs_sampler_new(hp_pipe *p, JsonObject *meters, const char **code, char **why) {
-  hs_sampler *s = g_new0(hs_sampler, 1);
+  g_autoptr(hs_sampler) s = g_new0(hs_sampler, 1);
   s->refs = 1;
   g_mutex_init(&s->lock);
   s->meters = json_object_ref(meters);
   s->outputs = g_ptr_array_new_with_free_func(g_free);
-  if (!p) return s;
+  if (!p) return g_steal_pointer(&s);
   s->pipe = hp_pipe_ref(p);
   s->bin = gst_object_ref(hp_pipe_bin(p));
   g_autoptr(GPtrArray) sinks = ng_sink_names(GST_BIN(s->bin));
@@ -74,11 +74,8 @@ hs_sampler *hs_sampler_new(hp_pipe *p, JsonObject *meters, const char **code, ch
       skip = skip || !g_strcmp0(json_array_get_string_element(internal, j), sinks->pdata[i]);
     if (!skip) g_ptr_array_add(s->outputs, g_strdup(sinks->pdata[i]));
   }
-  if (!foreach_pad(s, install, NULL, code, why)) {
-    hs_sampler_free(s);
-    return NULL;
-  }
-  return s;
+  if (!foreach_pad(s, install, NULL, code, why)) return NULL;
+  return g_steal_pointer(&s);
 }
 
 static guint64 buffers_at(hs_sampler *s, JsonObject *ref) {
@@ -124,6 +121,12 @@ static void sample(hs_sampler *s) {
   json_builder_set_member_name(b, "rtspClients");
   if (hr_clients() >= 0) json_builder_add_int_value(b, hr_clients());
   else json_builder_add_null_value(b);
+  if (hr_clients() >= 0) {
+    /* This host's RTSP server writes its events to the core from its own notify (host-rtsp.c), through no queue that
+     * could refuse one; the Node host's go through the addon's bounded queue and count what it drops. */
+    json_builder_set_member_name(b, "serviceEventsDropped");
+    json_builder_add_int_value(b, 0);
+  }
   if (!s->bin) {
     const char *nulls[] = { "frames", "bytes", "sourceFrames", "rateDropped", "rateDuplicated", "latencyNs" };
     for (guint i = 0; i < G_N_ELEMENTS(nulls); i++) {

@@ -77,6 +77,7 @@ typedef struct hs_sampler hs_sampler;
 hs_sampler *hs_sampler_new(hp_pipe *p, JsonObject *meters, const char **code, char **why);
 void hs_sampler_start(hs_sampler *s);
 void hs_sampler_free(hs_sampler *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(hs_sampler, hs_sampler_free)
 
 /* ---- host-rtsp.c ---- */
 

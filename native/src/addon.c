@@ -111,12 +111,9 @@ static napi_value ng_init(napi_env env, napi_callback_info info) {
   ng_env *e = env_data(env);
   if (!e) NG_THROW("NG_ERR_INIT", "the addon has no environment data");
   if (e->holds_loop) return NULL;
-  g_mutex_lock(&loop_lock);
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&loop_lock);
   g_autoptr(GError) err = NULL;
-  if (!gst_init_check(NULL, NULL, &err)) {
-    g_mutex_unlock(&loop_lock);
-    NG_THROWF("NG_ERR_INIT", "gst_init failed: %s", err ? err->message : "unknown");
-  }
+  if (!gst_init_check(NULL, NULL, &err)) NG_THROWF("NG_ERR_INIT", "gst_init failed: %s", err ? err->message : "unknown");
   if (!registered)
     registered = gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "encoderd",
                                             "Elements encoderd adds to GStreamer 1.22", encoderd_elements_init,
@@ -129,7 +126,6 @@ static napi_value ng_init(napi_env env, napi_callback_info info) {
   }
   loop_users++;
   e->holds_loop = TRUE;
-  g_mutex_unlock(&loop_lock);
   return NULL;
 }
 
@@ -151,11 +147,10 @@ static napi_value ng_has_element(napi_env env, napi_callback_info info) {
 }
 
 static napi_value Init(napi_env env, napi_value exports) {
-  ng_env *e = g_new0(ng_env, 1);
-  if (napi_set_instance_data(env, e, env_finalize, NULL) != napi_ok) {
-    g_free(e);
+  g_autofree ng_env *fresh = g_new0(ng_env, 1);
+  if (napi_set_instance_data(env, fresh, env_finalize, NULL) != napi_ok)
     NG_THROW("NG_ERR_INIT", "could not set the addon's environment data");
-  }
+  ng_env *e = g_steal_pointer(&fresh);  /* the environment's now: env_finalize frees it */
   NG_CALL(napi_add_env_cleanup_hook(env, env_cleanup, e));
   NG_EXPORT_FUNCTION(exports, "init", ng_init);
   NG_EXPORT_FUNCTION(exports, "gstVersion", ng_gst_version);

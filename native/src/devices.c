@@ -54,6 +54,8 @@ static void device_data_free(DeviceData *d) {
   g_free(d);
 }
 
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DeviceData, device_data_free)
+
 static void device_event_free(DeviceEvent *ev) {
   device_data_free(ev->device);
   g_free(ev);
@@ -262,14 +264,20 @@ static void deliver_event(napi_env env, napi_value js_cb, void *context, void *d
   device_event_free(ev);
 }
 
+/* What a Delivery holds: all there is to undo before its thread-safe function exists. */
+static void delivery_free(Delivery *d) {
+  sink_unref(d->sink);
+  g_free(d);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Delivery, delivery_free)
+
 static void delivery_finalize(napi_env env, void *data, void *hint) {
   Delivery *d = data;
   Sink *s = d->sink;
   g_mutex_lock(&s->lock);
   if (s->current == d) s->current = NULL;
   g_mutex_unlock(&s->lock);
-  sink_unref(s);
-  g_free(d);
+  delivery_free(d);
 }
 
 /* Detaches and aborts the current delivery: events still queued are dropped, not delivered after stop(). */
@@ -304,12 +312,9 @@ static char *js_string(napi_env env, napi_value v, const char *what) {
     NG_THROW("NG_ERR_ARG", msg);
   }
   NG_CALL(napi_get_value_string_utf8(env, v, NULL, 0, &len));
-  char *s = g_malloc(len + 1);
-  if (napi_get_value_string_utf8(env, v, s, len + 1, &len) != napi_ok) {
-    g_free(s);
-    NG_THROW("NG_ERR_ARG", "could not read a string");
-  }
-  return s;
+  g_autofree char *s = g_malloc(len + 1);
+  if (napi_get_value_string_utf8(env, v, s, len + 1, &len) != napi_ok) NG_THROW("NG_ERR_ARG", "could not read a string");
+  return g_steal_pointer(&s);
 }
 
 static void monitor_stop_internal(Monitor *m) {
@@ -321,15 +326,21 @@ static void monitor_stop_internal(Monitor *m) {
 
 static void monitor_close(void *data) { monitor_stop_internal(data); }
 
+/* What a Monitor holds outside JS: all there is to undo before it is wrapped. */
+static void monitor_free(Monitor *m) {
+  gst_object_unref(m->monitor);
+  g_free(m);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Monitor, monitor_free)
+
 static void monitor_finalize(napi_env env, void *data, void *hint) {
   Monitor *m = data;
   ng_untrack(env, m);
   /* Started here only at environment teardown: otherwise the strong self reference keeps it alive. */
   monitor_stop_internal(m);
-  napi_delete_reference(env, m->callback);
+  if (m->callback) napi_delete_reference(env, m->callback);
   napi_delete_reference(env, m->self);
-  gst_object_unref(m->monitor);
-  g_free(m);
+  monitor_free(m);
 }
 
 static napi_value monitor_new(napi_env env, napi_callback_info info) {
@@ -355,27 +366,24 @@ static napi_value monitor_new(napi_env env, napi_callback_info info) {
     g_ptr_array_add(classes, cls);
   }
 
-  Monitor *m = g_new0(Monitor, 1);
-  m->monitor = gst_device_monitor_new();
-  if (g_object_is_floating(m->monitor)) gst_object_ref_sink(m->monitor);
+  g_autoptr(Monitor) fresh = g_new0(Monitor, 1);
+  fresh->monitor = gst_device_monitor_new();
+  if (g_object_is_floating(fresh->monitor)) gst_object_ref_sink(fresh->monitor);
   /* No class means every device, as gst_device_monitor_start does without filters. */
-  for (guint i = 0; i < classes->len; i++) gst_device_monitor_add_filter(m->monitor, g_ptr_array_index(classes, i), NULL);
+  for (guint i = 0; i < classes->len; i++) gst_device_monitor_add_filter(fresh->monitor, g_ptr_array_index(classes, i), NULL);
 
-  m->sink = g_new0(Sink, 1);
-  m->sink->refcount = 1;
-  g_mutex_init(&m->sink->lock);
-  GstBus *bus = gst_device_monitor_get_bus(m->monitor);
-  gst_bus_set_sync_handler(bus, on_bus_sync, m->sink, sink_unref);
+  fresh->sink = g_new0(Sink, 1);
+  fresh->sink->refcount = 1;
+  g_mutex_init(&fresh->sink->lock);
+  GstBus *bus = gst_device_monitor_get_bus(fresh->monitor);
+  gst_bus_set_sync_handler(bus, on_bus_sync, fresh->sink, sink_unref);
   gst_object_unref(bus);
 
-  if (napi_create_reference(env, argv[1], 1, &m->callback) != napi_ok ||
-      napi_wrap(env, self, m, monitor_finalize, NULL, &m->self) != napi_ok) {
-    if (m->callback) napi_delete_reference(env, m->callback);
-    gst_object_unref(m->monitor);
-    g_free(m);
+  if (napi_wrap(env, self, fresh, monitor_finalize, NULL, &fresh->self) != napi_ok)
     NG_THROW("NG_ERR_ARG", "could not wrap the DeviceMonitor");
-  }
+  Monitor *m = g_steal_pointer(&fresh);  /* the JS object's now: monitor_finalize undoes the rest */
   ng_track(env, m, monitor_close);
+  if (napi_create_reference(env, argv[1], 1, &m->callback) != napi_ok) NG_THROW("NG_ERR_ARG", "could not wrap the DeviceMonitor");
   return self;
 }
 
@@ -394,14 +402,12 @@ static napi_value monitor_start(napi_env env, napi_callback_info info) {
   napi_value cb, name;
   NG_CALL(napi_get_reference_value(env, m->callback, &cb));
   NG_CALL(napi_create_string_utf8(env, "encoderd.DeviceMonitor", NAPI_AUTO_LENGTH, &name));
-  Delivery *d = g_new0(Delivery, 1);
-  d->sink = sink_ref(m->sink);
-  if (napi_create_threadsafe_function(env, cb, NULL, name, NG_DEVICE_QUEUE_MAX, 1, d, delivery_finalize, d, deliver_event,
-                                      &d->tsfn) != napi_ok) {
-    sink_unref(d->sink);
-    g_free(d);
+  g_autoptr(Delivery) fresh = g_new0(Delivery, 1);
+  fresh->sink = sink_ref(m->sink);
+  if (napi_create_threadsafe_function(env, cb, NULL, name, NG_DEVICE_QUEUE_MAX, 1, fresh, delivery_finalize, fresh,
+                                      deliver_event, &fresh->tsfn) != napi_ok)
     NG_THROW("NG_ERR_ARG", "could not create the event function");
-  }
+  Delivery *d = g_steal_pointer(&fresh);  /* the function's now: delivery_finalize */
   g_mutex_lock(&m->sink->lock);
   m->sink->current = d;
   g_mutex_unlock(&m->sink->lock);
@@ -413,17 +419,15 @@ static napi_value monitor_start(napi_env env, napi_callback_info info) {
   m->started = TRUE;
   NG_CALL(napi_reference_ref(env, m->self, NULL));
 
-  GList *devices = gst_device_monitor_get_devices(m->monitor);
+  g_autolist(GstDevice) devices = gst_device_monitor_get_devices(m->monitor);
   napi_value out = NULL;
   guint i = 0;
   if (napi_create_array(env, &out) != napi_ok) out = NULL;
   for (GList *l = devices; l && out; l = l->next, i++) {
-    DeviceData *dd = device_data_new(l->data);
+    g_autoptr(DeviceData) dd = device_data_new(l->data);
     napi_value v = device_to_js(env, dd);
-    device_data_free(dd);
     if (!v || napi_set_element(env, out, i, v) != napi_ok) out = NULL;
   }
-  g_list_free_full(devices, gst_object_unref);
   if (!out) {
     bool pending = false;
     napi_is_exception_pending(env, &pending);

@@ -4,9 +4,13 @@
  * The error path. Every NG_ macro that checks something returns NULL from the binding on failure, at any line. So a
  * binding holds what it takes in automatic cleanup variables (GLib's g_autofree, g_autoptr, g_auto), never in plain
  * pointers freed at the end: every return, thrown or not, frees them, and nothing is freed twice. What is handed on
- * (to a struct, a list, the caller) leaves with g_steal_pointer. No cleanup labels, no frees before a throw. Objects
- * with their own reference counting (ng_pipeline, ng_rtsp, ng_feed) are undone by their own destroy function on
- * the one failure branch that follows their creation. */
+ * (to a struct, a list, the caller) leaves with g_steal_pointer. No cleanup labels, no frees before a throw. A
+ * struct a binding builds up before handing it on (a DeviceMonitor's Monitor, a setState job) has a
+ * G_DEFINE_AUTOPTR_CLEANUP_FUNC that undoes whatever of it exists, and so does the creator's reference of an object
+ * with its own reference counting (ng_pipeline, ng_rtsp); once such an object runs threads, the one failure branch
+ * that follows calls its destroy function (which stops it, and frees nothing) before the throw. The native engine
+ * host (native/host/) keeps the same idiom for its FALSE/NULL returns (g_auto(hc_error), g_autoptr(hs_sampler)), and
+ * so do encoderd's elements (native/src/elements/) for their error returns (a buffer a vfunc owns, libcodec2's state). */
 #ifndef ENCODERD_NG_H
 #define ENCODERD_NG_H
 #include <node_api.h>

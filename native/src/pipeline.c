@@ -26,6 +26,7 @@ void ng_pipeline_unref(gpointer data) {
   g_mutex_clear(&p->state_lock);
   g_free(p);
 }
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ng_pipeline, ng_pipeline_unref)
 
 /* ---- lifecycle ---- */
 
@@ -83,7 +84,8 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
   GstElement *bin = ng_parse_pipeline(description, &err);
   if (!bin) NG_THROWF("NG_ERR_PARSE", "%s", err ? err->message : "could not parse the description");
 
-  ng_pipeline *p = g_new0(ng_pipeline, 1);
+  /* The creator's reference: the wrapper's once wrapped, dropped on any throw before. */
+  g_autoptr(ng_pipeline) p = g_new0(ng_pipeline, 1);
   p->refs = 1;
   p->bin = bin;
   p->bin_id = bin;
@@ -101,13 +103,12 @@ static napi_value ng_pipeline_new(napi_env env, napi_callback_info info) {
   if (s == napi_ok) s = napi_wrap(env, self, p, pipeline_finalize, NULL, NULL);
   if (s != napi_ok) {
     pipeline_destroy(p);
-    ng_pipeline_unref(p);
     NG_THROW("NG_ERR_ARG", "could not create the Pipeline object");
   }
   GstBus *bus = gst_element_get_bus(bin);
   gst_bus_set_sync_handler(bus, ng_pipeline_on_bus, ng_pipeline_ref(p), ng_pipeline_unref);
   gst_object_unref(bus);
-  ng_track(env, p, pipeline_close);
+  ng_track(env, g_steal_pointer(&p), pipeline_close);
   return self;
 }
 
@@ -123,6 +124,7 @@ static napi_value ng_pipeline_destroy(napi_env env, napi_callback_info info) {
 /* ---- state ---- */
 
 typedef struct {
+  napi_env env;
   ng_pipeline *p;
   GstElement *bin;
   GstState target, reached;
@@ -132,6 +134,16 @@ typedef struct {
   napi_deferred deferred;
   napi_async_work work;
 } state_job;
+
+/* Whatever of a job exists: a job that never ran (its queueing failed) is undone the same way. */
+static void state_job_free(state_job *j) {
+  if (j->work) napi_delete_async_work(j->env, j->work);
+  if (j->bin) gst_object_unref(j->bin);
+  if (j->p) ng_pipeline_unref(j->p);
+  g_free(j->error);
+  g_free(j);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(state_job, state_job_free)
 
 static void state_execute(napi_env env, void *data) {
   state_job *j = data;
@@ -170,11 +182,7 @@ static void state_complete(napi_env env, napi_status status, void *data) {
   } else if (napi_create_string_utf8(env, ng_state_name(j->reached), NAPI_AUTO_LENGTH, &result) == napi_ok) {
     napi_resolve_deferred(env, j->deferred, result);
   }
-  napi_delete_async_work(env, j->work);
-  gst_object_unref(j->bin);
-  ng_pipeline_unref(j->p);
-  g_free(j->error);
-  g_free(j);
+  state_job_free(j);
 }
 
 static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
@@ -189,18 +197,15 @@ static napi_value ng_pipeline_set_state(napi_env env, napi_callback_info info) {
 
   napi_value promise, name;
   NG_CALL(napi_create_string_utf8(env, "encoderd.setState", NAPI_AUTO_LENGTH, &name));
-  g_autofree state_job *j = g_new0(state_job, 1);
+  g_autoptr(state_job) j = g_new0(state_job, 1);
+  j->env = env;
   j->target = target;
   j->timeout = (GstClockTime) timeout_ms * GST_MSECOND;
-  NG_CALL(napi_create_async_work(env, NULL, name, state_execute, state_complete, j, &j->work));
   j->p = ng_pipeline_ref(p);
   j->bin = gst_object_ref(p->bin);
-  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok || napi_queue_async_work(env, j->work) != napi_ok) {
-    napi_delete_async_work(env, j->work);
-    gst_object_unref(j->bin);
-    ng_pipeline_unref(j->p);
+  NG_CALL(napi_create_async_work(env, NULL, name, state_execute, state_complete, j, &j->work));
+  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok || napi_queue_async_work(env, j->work) != napi_ok)
     NG_THROW("NG_ERR_ARG", "could not start the state change");
-  }
   g_steal_pointer(&j);  /* state_complete's now */
   return promise;
 }

@@ -21,6 +21,7 @@ ng_rtsp_server *ng_rtsp_server_new(const char *host, gint port, GMainContext *ct
                                    gpointer owner, char **why);
 ng_rtsp_server *ng_rtsp_server_ref(ng_rtsp_server *s);
 void ng_rtsp_server_unref(gpointer s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ng_rtsp_server, ng_rtsp_server_unref)
 
 /* Mounts; FALSE with *code and *why: NG_ERR_RTSP (already mounted), NG_ERR_PARSE (checked now, so a typo fails
  * here and not silently at the first client), NG_ERR_ARG (a feed's appsink missing or taken). */

@@ -27,10 +27,11 @@ static ng_rtsp *rtsp_ref(ng_rtsp *r) { g_atomic_int_inc(&r->refs); return r; }
 static void rtsp_unref(gpointer data) {
   ng_rtsp *r = data;
   if (!g_atomic_int_dec_and_test(&r->refs)) return;
-  ng_rtsp_server_unref(r->server);
+  g_clear_pointer(&r->server, ng_rtsp_server_unref);
   g_mutex_clear(&r->lock);
   g_free(r);
 }
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ng_rtsp, rtsp_unref)
 
 static void event_free(ng_event *e) {
   g_free(e->text);
@@ -120,16 +121,13 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   if (!ng_main_context()) NG_THROW("NG_ERR_INIT", "call init() first");
   if (port < 0 || port > 65535) NG_THROW("NG_ERR_ARG", "port must be 0..65535");
 
-  ng_rtsp *r = g_new0(ng_rtsp, 1);
+  /* The creator's reference: the wrapper's once wrapped, dropped on any throw before. */
+  g_autoptr(ng_rtsp) r = g_new0(ng_rtsp, 1);
   r->refs = 1;
   g_mutex_init(&r->lock);
   g_autofree char *why = NULL;
   r->server = ng_rtsp_server_new(host, (gint) port, ng_main_context(), on_event, r, &why);
-  if (!r->server) {
-    g_mutex_clear(&r->lock);
-    g_free(r);
-    NG_THROW("NG_ERR_RTSP", why);
-  }
+  if (!r->server) NG_THROW("NG_ERR_RTSP", why);
   napi_value name;
   napi_status s = napi_create_string_utf8(env, "encoderd.RtspServer", NAPI_AUTO_LENGTH, &name);
   if (s == napi_ok) s = napi_create_threadsafe_function(env, argv[2], NULL, name, NG_RTSP_QUEUE_MAX, 1, r, tsfn_finalize, r,
@@ -140,10 +138,9 @@ static napi_value ng_rtsp_new(napi_env env, napi_callback_info info) {
   if (s == napi_ok) s = napi_wrap(env, self, r, rtsp_finalize, NULL, NULL);
   if (s != napi_ok) {
     rtsp_close(r);
-    rtsp_unref(r);
     NG_THROW("NG_ERR_ARG", "could not create the RtspServer object");
   }
-  ng_track(env, r, rtsp_close_cb);
+  ng_track(env, g_steal_pointer(&r), rtsp_close_cb);
   return self;
 }
 

@@ -5,11 +5,8 @@
 #include "../src/ng.h"
 #include "fake-camera-provider.h"
 
-static napi_value throw_fake_error(napi_env env, GError *err) {
-  const char *code = err->code == ENCODERD_FAKE_CAMERA_ERROR_STATE ? "NG_ERR_STATE" : "NG_ERR_ARG";
-  napi_throw_error(env, code, err->message);
-  g_error_free(err);
-  return NULL;
+static napi_value throw_fake_error(napi_env env, const GError *err) {
+  NG_THROW(err->code == ENCODERD_FAKE_CAMERA_ERROR_STATE ? "NG_ERR_STATE" : "NG_ERR_ARG", err->message);
 }
 
 static napi_value fake_register(napi_env env, napi_callback_info info) {
@@ -24,7 +21,7 @@ static napi_value fake_add(napi_env env, napi_callback_info info) {
   NG_STRING_AUTO(path, argv[0]);
   NG_STRING_AUTO(name, argv[1]);
   NG_STRING_AUTO(caps, argv[2]);
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   if (!encoderd_fake_camera_add(path, name, caps, &err)) return throw_fake_error(env, err);
   return NULL;
 }
@@ -33,7 +30,7 @@ static napi_value fake_remove(napi_env env, napi_callback_info info) {
   NG_ARGV(1);
   NG_ARGC_AT_LEAST(1);
   NG_STRING_AUTO(path, argv[0]);
-  GError *err = NULL;
+  g_autoptr(GError) err = NULL;
   if (!encoderd_fake_camera_remove(path, &err)) return throw_fake_error(env, err);
   return NULL;
 }

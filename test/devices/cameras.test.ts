@@ -2,8 +2,8 @@
  * Camera discovery on the real service: GET /svc/cameras, GET /svc/camera?path=, and the SSE stream.
  *
  * No V4L2 hardware can be attached to a test machine, and the service runs in another process than the test.
- * So the service is started with ENCODERD_FAKE_CAMERAS=<dir> (test only): it registers the addon's fake
- * GstDeviceProvider, which stands in for the V4L2 provider, and plugs one fake camera per JSON file in that
+ * So the service is started with a test-only preload (test/helpers/fake-cameras.ts): it registers the test addon's
+ * fake GstDeviceProvider, which stands in for the V4L2 provider, and plugs one fake camera per JSON file in a
  * directory (deleting the file unplugs it). Everything under test is real: the GstDeviceMonitor in the
  * service, the DeviceInfo → camera record mapping, the dedupe by path, the routes and the SSE stream.
  */
@@ -17,6 +17,7 @@ import { cameraUser, formatsOf } from '../../core/devices/camera-record';
 import v4l2 from '../../plugins/sources/v4l2';
 import type { DeviceEvent } from '../../native';
 import type { PipelineView } from '../../core/pipeline/model';
+import { fakeCameraEnv } from '../helpers/fake-cameras';
 import { startService, waitFor, type RunningService } from '../helpers/service';
 import { openSse, type SseClient } from '../helpers/sse';
 
@@ -39,7 +40,7 @@ describe('cameras over HTTPS (fake V4L2 provider)', () => {
   beforeAll(async () => {
     camDir = mkdtempSync(join(tmpdir(), 'fake-cams-'));
     plug(camDir, 'coldplug', { path: '/dev/video10', name: 'Coldplug Cam', caps: COLDPLUG_CAPS });
-    svc = await startService({ env: { ENCODERD_FAKE_CAMERAS: camDir } });
+    svc = await startService({ env: fakeCameraEnv(camDir) });
     // Opened now and read by the last test, after the spec's 30-second keepalive interval has passed.
     early = await openSse(svc.port, '/svc/cameras/events');
     earlyOpenedAt = Date.now();

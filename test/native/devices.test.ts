@@ -169,6 +169,24 @@ describe('DeviceMonitor with the fake camera provider', () => {
     expect(running.exited).toBe(false); // the control: without stop() the process would still be running
   });
 
+  it('a hot-plug storm while the JS thread is busy: the bounded queue (256) delivers what it held, in order, and counts the rest', async () => {
+    const QUEUE = 256;
+    const STORM = 300;
+    const events: Native.DeviceEvent[] = [];
+    const m = monitor(events);
+    const present = m.start().length;
+    // Devices present at start are announced as 'added' too: once those have arrived the queue is empty.
+    await waitFor('the coldplug events', () => (events.length >= present ? true : undefined));
+    expect(m.droppedEvents()).toBe(0);
+    const before = events.length;
+    const paths = Array.from({ length: STORM }, (_, i) => `/dev/video${1000 + i}`);
+    // The fake provider posts on the calling thread, and JS takes nothing from the queue until this loop returns.
+    for (const path of paths) addCamera(path, 'Storm', 'video/x-raw');
+    expect(m.droppedEvents()).toBe(STORM - QUEUE);
+    await waitFor('the queued events', () => (events.length - before >= QUEUE ? true : undefined));
+    expect(events.slice(before).map((e) => `${e.type} ${e.device.path}`)).toEqual(paths.slice(0, QUEUE).map((p) => `added ${p}`));
+  });
+
   it('rejects bad arguments with NG_ERR_ARG', () => {
     expect(codeOf(() => fake.fakeCameraAdd('/dev/video95', 'Bad', 'video/x-raw,width=(int)notanumber'))).toBe('NG_ERR_ARG');
     expect(codeOf(() => fake.fakeCameraAdd('/dev/video95', 'Bad', ''))).toBe('NG_ERR_ARG');

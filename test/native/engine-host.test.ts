@@ -81,6 +81,28 @@ describe('native engine host', () => {
     expect(await h.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('stats with an RTSP service carry its clients and serviceEventsDropped 0 (no queue between its server and the core)', async () => {
+    const h = await startHost();
+    const waitStats = async (n: number) => {
+      for (let i = 0; i < 100 && h.events.filter((e) => e.event === 'stats').length < n; i++) await new Promise((r) => setTimeout(r, 50));
+      return h.events.filter((e) => e.event === 'stats').at(-1)!.sample;
+    };
+    expect(await h.request({
+      op: 'play', timeoutMs: 5000, meters: { internalSinks: ['feed'] },
+      description: 'videotestsrc is-live=true ! video/x-raw,width=160,height=120 ! x264enc tune=zerolatency ! appsink name=feed sync=false',
+      services: [{ kind: 'rtsp', mode: 'feed', host: '127.0.0.1', port: 0, path: '/live', feeds: [{ appsink: 'feed', launch: 'h264parse ! rtph264pay name=pay0 pt=96' }] }],
+    })).toMatchObject({ ok: true });
+    expect(await waitStats(1)).toMatchObject({ rtspClients: 0, serviceEventsDropped: 0 });
+    expect(await h.request({ op: 'stop', eos: false, timeoutMs: 1000 })).toMatchObject({ ok: true });
+    const played = h.events.filter((e) => e.event === 'stats').length;
+    expect(await h.request({
+      op: 'play', timeoutMs: 5000, meters: { internalSinks: [] }, description: 'videotestsrc is-live=true ! fakesink',
+    })).toMatchObject({ ok: true });
+    const without = await waitStats(played + 1);
+    expect(without.rtspClients).toBeNull();
+    expect('serviceEventsDropped' in without).toBe(false);
+  });
+
   it('answers with the addon\'s codes and texts', async () => {
     const h = await startHost();
     expect((await h.request({ op: 'play', timeoutMs: 1000, description: 'videotestsrc ! nosuchelement' })).error)

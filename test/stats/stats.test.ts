@@ -130,6 +130,20 @@ describe('statistics of other shapes', () => {
     await waitFor(async () => (await svc.api('GET', '/svc/pipeline/st-rtsp/stats')).body.stats.rtsp_clients === 0, 30000, 200);
     await svc.api('PUT', '/svc/pipeline/st-rtsp/stop');
   });
+
+  it('local RTSP output: the RTSP server\'s dropped events, 0 in the stats and in its metric', async () => {
+    const port = await freePort();
+    expect((await svc.api('POST', '/svc/pipeline', h264Body('st-rtsp-drops', `rtsp://127.0.0.1:${port}/s`))).status).toBe(201);
+    const stats = await waitFor(async () => {
+      const s = (await svc.api('GET', '/svc/pipeline/st-rtsp-drops/stats')).body.stats;
+      return s && 'service_events_dropped' in s ? s : undefined;
+    }, 10000, 200);
+    expect(stats.service_events_dropped).toBe(0);
+    const metrics = (await svc.api('GET', '/svc/metrics')).text;
+    expect(metrics).toMatch(/^encoderd_pipeline_service_events_dropped_total\{pipeline="st-rtsp-drops"[^}]*\} 0$/m);
+    expect(metrics).toMatch(/^encoderd_camera_events_dropped_total 0$/m);
+    await svc.api('PUT', '/svc/pipeline/st-rtsp-drops/stop');
+  });
 });
 
 describe('health: failing within 5 s', () => {

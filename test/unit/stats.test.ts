@@ -57,6 +57,13 @@ describe('StatsWindow.figures', () => {
     expect('ipc_dropped' in windowOf([sample(0)]).figures(T0, counters)).toBe(false);
   });
 
+  it('service_events_dropped: what the host measured, on demand too; absent without a service', () => {
+    const od = windowOf([sample(0, { frames: null, bytes: null, sourceFrames: null, rtspClients: 1, serviceEventsDropped: 0 }),
+      sample(1, { frames: null, bytes: null, sourceFrames: null, rtspClients: 1, serviceEventsDropped: 7 })]);
+    expect(od.figures(T0 + 1000, counters).service_events_dropped).toBe(7);
+    expect('service_events_dropped' in windowOf([sample(0)]).figures(T0, counters)).toBe(false);
+  });
+
   it('multiview inputs: fps each, live while frames arrive', () => {
     const w = windowOf([sample(0, { inputs: [0, 0] }), sample(1, { inputs: [15, 0] })]);
     expect(w.figures(T0 + 1000, counters).inputs).toEqual([{ index: 0, fps: 15, live: true }, { index: 1, fps: 0, live: false }]);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeCameraEnv } from '../helpers/fake-cameras';
 import { freePort, ROOT, startService, type RunningService } from '../helpers/service';
 import { confirmClick, fieldError, goto, haveChromium, launch, openConsole, screenshot, type ConsolePage } from './console-page';
 
@@ -20,7 +21,7 @@ describe.skipIf(!haveChromium)('operator console: the appliance', () => {
   let page: Page;
   const camDir = mkdtempSync(join(tmpdir(), 'encoderd-console-cams-'));
   const options = () => ({
-    env: { ENCODERD_FAKE_CAMERAS: camDir },
+    env: fakeCameraEnv(camDir),
     args: ['--web-port', String(web), '--proc-asound-root', join(ROOT, 'test/fixtures/asound/two-cards')],
   });
 

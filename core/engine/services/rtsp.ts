@@ -19,5 +19,5 @@ export const startRtsp: ServiceStarter = (native, spec, producer, emit) => {
     server.close();
     throw err;
   }
-  return { clients: () => server.clientCount(), close: () => server.close() };
+  return { clients: () => server.clientCount(), droppedEvents: () => server.droppedEvents(), close: () => server.close() };
 };

@@ -17,7 +17,15 @@ export interface ServiceEvent {
 export interface RunningService {
   /** Clients it serves now (the statistics' rtsp_clients). */
   clients(): number;
+  /** Its events that the bounded queue to the host's JS thread dropped (the statistics' service_events_dropped). */
+  droppedEvents(): number;
   close(): void;
+}
+
+/** What the running services measure together (the statistics' rtsp_clients and service_events_dropped). */
+export interface ServiceFigures {
+  clients: number;
+  eventsDropped: number;
 }
 
 /**

@@ -33,18 +33,21 @@ guint64 encoderd_codec2_frame_duration(const EncoderdCodec2Mode *m) {
   return gst_util_uint64_scale_int(m->samples_per_frame, GST_SECOND, ENCODERD_CODEC2_RATE);
 }
 
+/* libcodec2's state, freed on every return that does not hand it on. */
+typedef struct CODEC2 Codec2State;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Codec2State, codec2_destroy)
+
 struct CODEC2 *encoderd_codec2_open(gpointer owner, const EncoderdCodec2Mode *m) {
-  struct CODEC2 *c2 = codec2_create(m->c2mode);
+  g_autoptr(Codec2State) c2 = codec2_create(m->c2mode);
   if (c2 == NULL) {
     GST_ERROR_OBJECT(owner, "codec2_create(%s) failed", m->name);
     return NULL;
   }
   if (codec2_samples_per_frame(c2) != m->samples_per_frame || codec2_bytes_per_frame(c2) != m->bytes_per_frame) {
     GST_ERROR_OBJECT(owner, "libcodec2 disagrees with the mode table for %s", m->name);
-    codec2_destroy(c2);
     return NULL;
   }
-  return c2;
+  return g_steal_pointer(&c2);
 }
 
 const EncoderdCodec2Mode *encoderd_codec2_mode_from_caps(gpointer owner, const GstCaps *caps) {

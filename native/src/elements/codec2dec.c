@@ -86,11 +86,10 @@ static GstFlowReturn dec_handle_frame(GstAudioDecoder *dec, GstBuffer *in) {
     gst_buffer_unmap(in, &map);
     return gst_audio_decoder_finish_frame(dec, NULL, 1);
   }
-  GstBuffer *out = gst_audio_decoder_allocate_output_buffer(dec, frames * m->samples_per_frame * 2);
+  g_autoptr(GstBuffer) out = gst_audio_decoder_allocate_output_buffer(dec, frames * m->samples_per_frame * 2);
   GstMapInfo omap;
   if (out == NULL || !gst_buffer_map(out, &omap, GST_MAP_WRITE)) {
     gst_buffer_unmap(in, &map);
-    if (out) gst_buffer_unref(out);
     return GST_FLOW_ERROR;
   }
   short speech[640];
@@ -103,7 +102,7 @@ static GstFlowReturn dec_handle_frame(GstAudioDecoder *dec, GstBuffer *in) {
   }
   gst_buffer_unmap(out, &omap);
   gst_buffer_unmap(in, &map);
-  return gst_audio_decoder_finish_frame(dec, out, 1);
+  return gst_audio_decoder_finish_frame(dec, g_steal_pointer(&out), 1);
 }
 
 /* GstAudioDecoder only takes TIME segments; a raw Codec2 file from filesrc comes with a BYTES segment.

@@ -99,11 +99,10 @@ static GstFlowReturn enc_handle_frame(GstAudioEncoder *enc, GstBuffer *in) {
     gst_buffer_unmap(in, &map);
     return gst_audio_encoder_finish_frame(enc, NULL, map.size / 2);
   }
-  GstBuffer *out = gst_audio_encoder_allocate_output_buffer(enc, m->bytes_per_frame);
+  g_autoptr(GstBuffer) out = gst_audio_encoder_allocate_output_buffer(enc, m->bytes_per_frame);
   GstMapInfo omap;
   if (out == NULL || !gst_buffer_map(out, &omap, GST_MAP_WRITE)) {
     gst_buffer_unmap(in, &map);
-    if (out) gst_buffer_unref(out);
     return GST_FLOW_ERROR;
   }
   short speech[640];
@@ -114,7 +113,7 @@ static GstFlowReturn enc_handle_frame(GstAudioEncoder *enc, GstBuffer *in) {
   codec2_encode(self->c2, omap.data, speech);
   gst_buffer_unmap(out, &omap);
   gst_buffer_unmap(in, &map);
-  return gst_audio_encoder_finish_frame(enc, out, m->samples_per_frame);
+  return gst_audio_encoder_finish_frame(enc, g_steal_pointer(&out), m->samples_per_frame);
 }
 
 static void enc_set_property(GObject *obj, guint id, const GValue *value, GParamSpec *pspec) {

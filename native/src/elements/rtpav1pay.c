@@ -186,19 +186,17 @@ static GstFlowReturn encoderd_rtp_av1_pay_handle_buffer(GstRTPBasePayload *pay, 
   gsize pos = 0;
   guint mtu_payload;
   GstFlowReturn ret = GST_FLOW_OK;
+  /* handle_buffer owns the buffer: freed on every return. */
+  g_autoptr(GstBuffer) owned = buffer;
 
   /* Respect the mtu property: what is left of it after the 12-byte RTP header. */
   mtu_payload = gst_rtp_buffer_calc_payload_len(GST_RTP_BASE_PAYLOAD_MTU(pay), 0, 0);
   if (mtu_payload < MIN_PAYLOAD) {
     GST_ELEMENT_ERROR(pay, STREAM, ENCODE, ("mtu %u is too small for AV1 RTP", GST_RTP_BASE_PAYLOAD_MTU(pay)),
                       (NULL));
-    gst_buffer_unref(buffer);
     return GST_FLOW_ERROR;
   }
-  if (!gst_buffer_map(buffer, &map, GST_MAP_READ)) {
-    gst_buffer_unref(buffer);
-    return GST_FLOW_ERROR;
-  }
+  if (!gst_buffer_map(buffer, &map, GST_MAP_READ)) return GST_FLOW_ERROR;
 
   memset(&p, 0, sizeof p);
   p.pay = pay;
@@ -241,7 +239,6 @@ static GstFlowReturn encoderd_rtp_av1_pay_handle_buffer(GstRTPBasePayload *pay, 
   }
   g_free(p.scratch);
   gst_buffer_unmap(buffer, &map);
-  gst_buffer_unref(buffer);
   return ret;
 }
 
