@@ -26,6 +26,10 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition (a page's text, a state over the API); its default of 1 s ran out in a full
+    // suite beside other load while argon2 checked a login password. Conditions, not sleeps: a longer wait costs
+    // nothing when the condition holds.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'default', include: ALL } },
