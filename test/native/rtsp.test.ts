@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as Native from '../../native';
+import { RtspClient } from '../helpers/rtsp-client';
 
 const nativeDir = join(__dirname, '../../native');
 const native: typeof Native = createRequire(__filename)(nativeDir);
@@ -170,6 +171,43 @@ describe('mountFeed (always-running producer)', () => {
     const { s } = server(18522);
     s.mountFeed('/av', p, [FEED, { appsink: 'a0', launch: 'rtpopuspay name=pay1 pt=97' }]);
     expect(ffprobe('rtsp://127.0.0.1:18522/av').sort()).toEqual(['h264,320,240', 'opus']);
+  });
+
+  // docs/dataplane.md, "Receiver matrix", item 4. A client over UDP sets up the tracks of a shared media just after
+  // one over TCP played them: a track whose first buffer then waited in the TCP sink's preroll was never sent again
+  // (gst-rtsp-server's new UDP sink, async and linked only once that push ended, held the media out of PLAYING).
+  // Each round is a new media; the UDP client's SETUP is written right behind the TCP client's PLAY.
+  it('delivers every track to clients over TCP and UDP that join a media together', async () => {
+    const p = await producer(`${PRODUCER} audiotestsrc is-live=true ! audioconvert ! opusenc ! appsink name=a0`);
+    const { s, events } = server(18527);
+    s.mountFeed('/av', p, [FEED, { appsink: 'a0', launch: 'rtpopuspay name=pay1 pt=97' }]);
+    const url = 'rtsp://127.0.0.1:18527/av';
+    const rounds: Array<{ ok: boolean; packets: string }> = [];
+    for (let round = 0; round < 12; round++) {
+      const tcp = await RtspClient.connect(url);
+      const udp = await RtspClient.connect(url);
+      try {
+        expect((await tcp.send('DESCRIBE', url, { Accept: 'application/sdp' })).status).toBe(200);
+        expect((await udp.send('DESCRIBE', url, { Accept: 'application/sdp' })).status).toBe(200);
+        expect((await tcp.setupTcp(0)).status).toBe(200);
+        expect((await tcp.setupTcp(1)).status).toBe(200);
+        const played = tcp.send('PLAY', `${url}/`);
+        expect((await udp.setupUdp(0)).status).toBe(200);
+        expect((await udp.setupUdp(1)).status).toBe(200);
+        expect((await udp.send('PLAY', `${url}/`)).status).toBe(200);
+        expect((await played).status).toBe(200);
+        // Every track at each client: TCP channels 0 and 2, UDP streams 0 and 1. A track that starts flows at once.
+        const all = () => [0, 2].every((ch) => (tcp.packets.get(ch) ?? 0) > 0) && [0, 1].every((i) => (udp.packets.get(i) ?? 0) > 0);
+        const ok = await waitFor(all, 5000).then(() => true, () => false);
+        rounds.push({ ok, packets: `tcp ${tcp.packets.get(0) ?? 0}/${tcp.packets.get(2) ?? 0} udp ${udp.packets.get(0) ?? 0}/${udp.packets.get(1) ?? 0}` });
+        await Promise.all([tcp.send('TEARDOWN', `${url}/`), udp.send('TEARDOWN', `${url}/`)]);
+      } finally {
+        tcp.close();
+        udp.close();
+      }
+      await waitFor(() => events.filter((e) => e.type === 'media-unprepared').length === round + 1);
+    }
+    expect(rounds.filter((r) => !r.ok).length, rounds.map((r) => r.packets).join('; ')).toBe(0);
   });
 
   it('keeps JS sample delivery and feeds apart', async () => {
