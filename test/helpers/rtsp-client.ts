@@ -14,6 +14,7 @@ export class RtspClient {
   private cseq = 0;
   private readonly waiting = new Map<number, (r: RtspReply) => void>();
   private readonly udp: Dgram[] = [];
+  private readonly ports = new Map<number, number>();
   session = '';
   /** RTP packets received per interleaved channel (TCP) or per stream (UDP). */
   readonly packets = new Map<number, number>();
@@ -49,11 +50,18 @@ export class RtspClient {
     return this.send('SETUP', `${this.url}/stream=${i}`, { Transport: `RTP/AVP/TCP;unicast;interleaved=${2 * i}-${2 * i + 1}` });
   }
 
-  /** SETUP of stream i over UDP to two fresh sockets; RTP datagrams are counted as packets of i. */
-  async setupUdp(i: number): Promise<RtspReply> {
+  /** Binds two sockets for stream i over UDP, ahead of its SETUP; RTP datagrams are counted as packets of i. */
+  async openUdp(i: number): Promise<void> {
     const rtp = await this.bind(0, () => this.packets.set(i, (this.packets.get(i) ?? 0) + 1));
     const port = rtp.address().port;
     await this.bind(port + 1, () => undefined).catch(() => undefined); // RTCP; any port will do if that one is taken
+    this.ports.set(i, port);
+  }
+
+  /** SETUP of stream i over UDP to the sockets openUdp bound, written at once. */
+  setupUdp(i: number): Promise<RtspReply> {
+    const port = this.ports.get(i);
+    if (port === undefined) throw new Error(`openUdp(${i}) first`);
     return this.send('SETUP', `${this.url}/stream=${i}`, { Transport: `RTP/AVP;unicast;client_port=${port}-${port + 1}` });
   }
 
