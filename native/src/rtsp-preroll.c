@@ -1,17 +1,18 @@
 /* Sinks of a shared media's transports. See rtsp-preroll.h.
  *
- * gst-rtsp-server 1.22 adds a stream's sender sinks when a client sets the stream up: an appsink for TCP, a
- * multiudpsink for UDP, both async. The first sink of a stream is linked to the stream's tee at once; a second kind
- * (the other client's transport) is linked from an IDLE probe on the tee pad of the first, but added and set to the
- * media's state right away. Between a PLAY (which unblocks the streams while the media is still PAUSED and only then
- * asks for PLAYING) and the moment every async sink has prerolled, the media is not PLAYING: a stream's first buffer
- * waits in its sink's preroll, inside the tee's push. When the other client's SETUP of that stream comes then, its new
- * sink is async and not linked: the media waits for it to preroll before it goes PLAYING, it waits for the IDLE probe
- * to link it, the probe waits for the tee pad to be idle, and the push waits for PLAYING. Nothing moves again: that
- * stream's feed appsrc fills and drops, its clients never get a packet (docs/dataplane.md, "Receiver matrix", item 4;
- * gdb showed the stream's thread in gst_base_sink_wait_preroll, the media pipeline's last ASYNC_START unanswered).
- * Sinks that are not async never hold the media's state change, so PLAY takes the media to PLAYING at once and the
- * waiting push goes on. The media is live: it prerolls on the streams' blocked buffers, never on these sinks. */
+ * gst-rtsp-server 1.22 adds a client's sender sinks at its PLAY: per stream an appsink for TCP, a multiudpsink for
+ * UDP (one for all UDP clients), both async, set to the media's state at once. Each adds an ASYNC_START: the media
+ * leaves PLAYING until every such sink has prerolled, and a sink added meanwhile gets PAUSED as its state, so it
+ * takes its stream's first buffer and waits in its preroll, inside the push of the stream's tee. A stream's first
+ * sink is linked to the tee at once; one of the other kind (a UDP client beside a TCP one) is linked from an IDLE
+ * probe on the tee's pad. When that second client plays while the stream's first buffer waits in the first sink's
+ * preroll, its new sink is not linked: the media waits for it to preroll, it waits for the IDLE probe, the probe
+ * for the push, the push for PLAYING. Nothing moves again: that stream's feed appsrc fills and drops, its clients
+ * never get a packet (docs/dataplane.md, "Receiver matrix", item 4: gdb showed the stream's thread in
+ * gst_base_sink_wait_preroll under the tee, the media pipeline's last ASYNC_START unanswered). A track after the
+ * first is the one caught: the first client's first sink still saw the media PLAYING and does not wait.
+ * Sinks that are not async never take the media out of PLAYING, nor hold it from getting there. The media is live:
+ * it prerolls on its streams' blocked buffers, never on these sinks. */
 #include "rtsp-preroll.h"
 
 static void on_element_added(GstBin *pipeline, GstElement *element, gpointer data) {

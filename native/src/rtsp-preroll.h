@@ -1,5 +1,5 @@
-/* A shared RTSP media whose clients join at once, one over TCP and one over UDP, must not wait on itself: see
- * rtsp-preroll.c. */
+/* A shared RTSP media whose clients join together, one over TCP and one over UDP, must not wait on itself
+ * (rtsp-preroll.c). */
 #ifndef ENCODERD_RTSP_PREROLL_H
 #define ENCODERD_RTSP_PREROLL_H
 #include <gst/rtsp-server/rtsp-server.h>
