@@ -5,6 +5,7 @@
       "src/gst-core.c",
       "src/messages.c",
       "src/rtsp-feed.c",
+      "src/rtsp-preroll.c",
       "src/rtsp-server.c",
       "src/rtsp-unwatched.c",
       "src/stats-core.c",

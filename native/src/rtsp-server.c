@@ -9,6 +9,7 @@
 #include <gst/rtsp-server/rtsp-server.h>
 #include <gst/video/video.h>
 #include "rtsp-feed.h"
+#include "rtsp-preroll.h"
 #include "rtsp-server.h"
 #include "rtsp-unwatched.h"
 
@@ -101,6 +102,7 @@ static void on_media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media
   CONNECT_REF(media, "prepared", on_media_prepared, s);
   CONNECT_REF(media, "unprepared", on_media_unprepared, s);
   ng_rtsp_drop_unwatched(media);
+  ng_rtsp_sinks_not_async(media);
   if (feed) {
     g_object_set_data_full(G_OBJECT(media), "encoderd-feed", ng_feed_ref(feed), ng_feed_unref);
     ng_feed_attach(feed, media);

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type * as Native from '../../native';
+import { RtspClient } from '../helpers/rtsp-client';
 
 const nativeDir = join(__dirname, '../../native');
 const native: typeof Native = createRequire(__filename)(nativeDir);
@@ -170,6 +171,52 @@ describe('mountFeed (always-running producer)', () => {
     const { s } = server(18522);
     s.mountFeed('/av', p, [FEED, { appsink: 'a0', launch: 'rtpopuspay name=pay1 pt=97' }]);
     expect(ffprobe('rtsp://127.0.0.1:18522/av').sort()).toEqual(['h264,320,240', 'opus']);
+  });
+
+  // docs/dataplane.md, "Receiver matrix", item 4. gst-rtsp-server adds a client's sinks at its PLAY, async. One added
+  // while the media is out of PLAYING (another sink not prerolled yet) waits in its preroll, inside the stream's tee
+  // push; a sink of the other kind (UDP beside TCP) added then is linked only once that push ends, and holds the
+  // media out of PLAYING until it prerolls: nothing moves again. The window is held open here: a slow track (a frame
+  // a second) plays over UDP, then a TCP client's PLAY of it adds a sink that prerolls only at the next frame; right
+  // behind it a TCP client and then a UDP client play a dense track (1000 buffers a second). Each round, a new media.
+  it('delivers every track to clients over TCP and UDP that join a media together', async () => {
+    const p = await producer('audiotestsrc is-live=true samplesperbuffer=8 ! audio/x-raw,rate=8000,channels=1 ! appsink name=dense ' +
+      'videotestsrc is-live=true ! video/x-raw,format=I420,width=16,height=16,framerate=1/1 ! appsink name=slow');
+    const { s, events } = server(18527);
+    s.mountFeed('/two', p, [{ appsink: 'dense', launch: 'rtpgstpay name=pay0 pt=96' }, { appsink: 'slow', launch: 'rtpgstpay name=pay1 pt=97' }]);
+    const url = 'rtsp://127.0.0.1:18527/two';
+    const rounds: Array<{ ok: boolean; packets: string }> = [];
+    for (let round = 0; round < 4; round++) {
+      const slowUdp = await RtspClient.connect(url);
+      const slowTcp = await RtspClient.connect(url);
+      const denseTcp = await RtspClient.connect(url);
+      const denseUdp = await RtspClient.connect(url);
+      const clients = [slowUdp, slowTcp, denseTcp, denseUdp];
+      try {
+        for (const c of clients) expect((await c.send('DESCRIBE', url, { Accept: 'application/sdp' })).status).toBe(200);
+        await slowUdp.openUdp(1);
+        expect((await slowUdp.setupUdp(1)).status).toBe(200);
+        expect((await slowUdp.send('PLAY', `${url}/`)).status).toBe(200);
+        await waitFor(() => (slowUdp.packets.get(1) ?? 0) > 0);
+        expect((await slowTcp.setupTcp(1)).status).toBe(200);
+        expect((await denseTcp.setupTcp(0)).status).toBe(200);
+        await denseUdp.openUdp(0);
+        expect((await denseUdp.setupUdp(0)).status).toBe(200);
+        const held = slowTcp.send('PLAY', `${url}/`);
+        expect((await denseTcp.send('PLAY', `${url}/`)).status).toBe(200);
+        expect((await denseUdp.send('PLAY', `${url}/`)).status).toBe(200);
+        expect((await held).status).toBe(200);
+        // Every client gets the track it set up (the slow one within a second).
+        const got = () => [denseTcp.packets.get(0), denseUdp.packets.get(0), slowTcp.packets.get(2)].map((n) => n ?? 0);
+        const ok = await waitFor(() => got().every((n) => n > 0), 5000).then(() => true, () => false);
+        rounds.push({ ok, packets: `dense tcp ${got()[0]} udp ${got()[1]}, slow tcp ${got()[2]}` });
+        await Promise.all(clients.map((c) => c.send('TEARDOWN', `${url}/`)));
+      } finally {
+        for (const c of clients) c.close();
+      }
+      await waitFor(() => events.filter((e) => e.type === 'media-unprepared').length === round + 1);
+    }
+    expect(rounds.filter((r) => !r.ok).length, rounds.map((r) => r.packets).join('; ')).toBe(0);
   });
 
   it('keeps JS sample delivery and feeds apart', async () => {
