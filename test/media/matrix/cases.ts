@@ -47,8 +47,8 @@ export interface Case {
  * Which combinations are built. Encoded video: every source kind × every output × every extra. Passed through: the
  * source carries the codec, so a test pattern (raw) stands for "nothing to pass through" and UDP MPEG-TS has no AV1
  * source (AV1 has no MPEG-TS mapping a sender could use: that is not a request the service could answer). The
- * extras are crossed with the test source only for encoded video (for the extras the source kind changes nothing
- * the output sees), and with the RTSP source for passthrough.
+ * extras are crossed with every source kind, encoded and passed through alike (until 2026-11-26 only with one source
+ * kind each: 312 cases then, 672 now, 115 → 191 s).
  */
 export function allCases(): Case[] {
   const cases: Case[] = [];
@@ -59,8 +59,6 @@ export function allCases(): Case[] {
       if (isPassthrough(video) && source === 'test' && video !== 'pt-h264') continue; // one "test:// passed through" row
       for (const output of OUTPUTS) {
         for (const extra of EXTRAS) {
-          const extrasSource: SourceKind = isPassthrough(video) ? 'rtsp' : 'test';
-          if (extra !== 'none' && source !== extrasSource) continue;
           n += 1;
           cases.push({ id: `mx${n}`, video, source, output, extra });
         }
