@@ -1,8 +1,8 @@
 /**
  * Engine host chaos (issue 16): engine hosts SIGKILLed at random under light load. Every pipeline plays again
  * within 5 s of its kill, and the API's p99 latency over many small GETs stays within 2× of the calm figure
- * measured first in the same test. The issue asks for 5 minutes; the suite runs ~50 s of it, and
- * `HOST_CHAOS_SECONDS=300` runs the whole (figures of such a run in docs/benchmarks.md).
+ * measured in the same test, in calm windows that alternate with the chaos windows. The issue asks for 5 minutes;
+ * the suite runs ~50 s of it, and `HOST_CHAOS_SECONDS=300` runs the whole (figures in docs/benchmarks.md).
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ const IDS = ['c1', 'c2', 'c3', 'c4'];
 const CALM_MS = 10_000;
 const CHAOS_MS = Number(process.env.HOST_CHAOS_SECONDS ?? 50) * 1000;
 const RECOVERY_LIMIT_MS = 5000;
+/** Calm and chaos windows alternate, one pair per 5 s of chaos. */
+const WINDOWS = Math.max(1, Math.round(CHAOS_MS / 5000));
 
 let svc: RunningService;
 beforeAll(async () => {
@@ -37,18 +39,24 @@ function timedGet(path: string): Promise<{ ms: number; status: number; body: str
   });
 }
 
+/** Which window a GET's answer falls in: calm (no host killed or restarting), chaos (kills), or neither (waiting for
+ * the last window's restarts to finish). */
+type Phase = 'calm' | 'chaos' | null;
+
 /**
  * Light load: two clients, each sending a small GET every 5 ms (or as soon as its last answer came, when later)
- * until `until`; every latency kept. Back to back they would saturate both cores and measure their own queue.
+ * while `going()`; each latency kept under the phase it was answered in. Back to back they would saturate both cores
+ * and measure their own queue.
  */
-async function load(until: number): Promise<{ latencies: number[]; statuses: Map<number, number> }> {
-  const latencies: number[] = [];
+async function load(going: () => boolean, phase: () => Phase): Promise<{ latencies: Record<'calm' | 'chaos', number[]>; statuses: Map<number, number> }> {
+  const latencies = { calm: [] as number[], chaos: [] as number[] };
   const statuses = new Map<number, number>();
   const client = async () => {
     let next = performance.now();
-    for (let i = 0; performance.now() < until; i++) {
+    for (let i = 0; going(); i++) {
       const r = await timedGet(`/svc/pipeline/${IDS[i % IDS.length]}`);
-      latencies.push(r.ms);
+      const p = phase();
+      if (p) latencies[p].push(r.ms);
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       next += 5;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
@@ -68,35 +76,49 @@ describe('engine host chaos', () => {
         output: { uri: `${svc.dataDir}/${id}.ts` } };
       expect((await svc.api('POST', '/svc/pipeline', body)).status).toBe(201);
     }
-    const calm = await load(performance.now() + CALM_MS);
-
+    // Calm and chaos alternate (a calm window, then a chaos window, WINDOWS times), so that both see the same
+    // background: measured one after the other, other suites' load in one of them alone moved the ratio to 1.99×.
     const recoveries: Array<{ id: string; ms: number }> = [];
-    const recovering = new Set<string>();
-    const chaosEnd = performance.now() + CHAOS_MS;
-    const loadDone = load(chaosEnd);
-    const watchers: Promise<void>[] = [];
-    while (performance.now() < chaosEnd - RECOVERY_LIMIT_MS) {
-      const idle = IDS.filter((id) => !recovering.has(id));
-      const id = idle[Math.floor(Math.random() * idle.length)];
-      const pids = await hostPidsByPipeline(svc.child.pid!);
-      const victim = pids.get(id);
-      if (id && victim) {
-        recovering.add(id);
-        const killedAt = performance.now();
-        process.kill(victim, 'SIGKILL');
-        watchers.push(waitFor(async () => {
-          const now = await hostPidsByPipeline(svc.child.pid!);
-          return now.has(id) && now.get(id) !== victim && (await state(id)) === 'playing';
-        }, 15_000, 50).then(() => {
-          recoveries.push({ id, ms: performance.now() - killedAt });
-          recovering.delete(id);
-        }));
+    let phase: Phase = null;
+    let running = true;
+    const loadDone = load(() => running, () => phase);
+    for (let w = 0; w < WINDOWS; w++) {
+      phase = 'calm';
+      await new Promise((r) => setTimeout(r, CALM_MS / WINDOWS));
+      phase = 'chaos';
+      const windowEnd = performance.now() + CHAOS_MS / WINDOWS;
+      const watchers: Promise<void>[] = [];
+      const recovering = new Set<string>();
+      // Kills 0.5–2 s apart from the window's start on, as in one long chaos run (not one at each window's start).
+      const pause = () => new Promise((r) => setTimeout(r, Math.min(500 + Math.random() * 1500, Math.max(0, windowEnd - performance.now()))));
+      await pause();
+      while (performance.now() < windowEnd) {
+        const idle = IDS.filter((id) => !recovering.has(id));
+        const id = idle[Math.floor(Math.random() * idle.length)];
+        const victim = id ? (await hostPidsByPipeline(svc.child.pid!)).get(id) : undefined;
+        if (id && victim) {
+          recovering.add(id);
+          const killedAt = performance.now();
+          process.kill(victim, 'SIGKILL');
+          watchers.push(waitFor(async () => {
+            const now = await hostPidsByPipeline(svc.child.pid!);
+            return now.has(id) && now.get(id) !== victim && (await state(id)) === 'playing';
+          }, 15_000, 50).then(() => {
+            recoveries.push({ id, ms: performance.now() - killedAt });
+            recovering.delete(id);
+          }));
+        }
+        // The next kill comes 0.5–2 s later, whoever is still recovering.
+        await pause();
       }
-      // The next kill comes 0.5–2 s later, whoever is still recovering.
-      await new Promise((r) => setTimeout(r, 500 + Math.random() * 1500));
+      // Every host killed in this window is back before the next calm window.
+      phase = null;
+      await Promise.all(watchers);
     }
-    await Promise.all(watchers);
-    const chaos = await loadDone;
+    running = false;
+    const { latencies, statuses } = await loadDone;
+    const calm = { latencies: latencies.calm };
+    const chaos = { latencies: latencies.chaos };
 
     const calmP99 = p99(calm.latencies);
     const chaosP99 = p99(chaos.latencies);
@@ -106,8 +128,8 @@ describe('engine host chaos', () => {
       + `chaos ${chaosP99.toFixed(1)} ms over ${chaos.latencies.length} (${(chaosP99 / calmP99).toFixed(2)}×)`);
     expect(recoveries.length).toBeGreaterThanOrEqual(15);
     expect(recoveries.filter((r) => r.ms > RECOVERY_LIMIT_MS)).toEqual([]);
-    expect([...calm.statuses.keys(), ...chaos.statuses.keys()]).toEqual([200, 200]);
+    expect([...statuses.keys()]).toEqual([200]);
     expect(chaosP99).toBeLessThanOrEqual(2 * calmP99);
     for (const id of IDS) expect(await state(id)).toBe('playing');
-  }, CALM_MS + CHAOS_MS + 40_000);
+  }, CALM_MS + CHAOS_MS + WINDOWS * 5000 + 40_000);
 });
