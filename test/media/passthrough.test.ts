@@ -15,7 +15,9 @@ let svc: RunningService;
 let dir: string;
 
 beforeAll(async () => {
-  svc = await startService({ args: ['--start-timeout-ms', '6000'] });
+  // Shorter than the default, for the silent-source test's 504; long enough for a probe of a just-started origin on
+  // a loaded machine (6 s ran out once in a full suite, with the Node engine host).
+  svc = await startService({ args: ['--start-timeout-ms', '12000'] });
   dir = mkdtempSync(join(tmpdir(), 'encoderd-passthrough-'));
 });
 
@@ -213,7 +215,7 @@ describe('other codecs and sources', () => {
     const r = await svc.api('POST', '/svc/pipeline', relay('pt-silent', `udp://127.0.0.1:${port}`, join(dir, 'silent.ts')));
     expect(r.status, r.text).toBe(504);
     expect(r.body.code).toBe('PIPELINE_START_TIMEOUT');
-    expect(r.body.message).toMatch(/^pipeline did not reach playing: the source sent no video within 6000 ms/);
+    expect(r.body.message).toMatch(/^pipeline did not reach playing: the source sent no video within 12000 ms/);
     await svc.api('DELETE', '/svc/pipeline/pt-silent');
   });
 });
