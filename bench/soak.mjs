@@ -201,6 +201,7 @@ await main(BENCH, QUESTION, async () => {
   let bitrate = 300;
   let grabbing = false;
   const sse = [];
+  const apiParts = [];
   const loops = [
     every(TICK_MS, () => rtspClient(rtspUrl, 2500, rtspClients)),
     every(50000, async () => {
@@ -239,6 +240,19 @@ await main(BENCH, QUESTION, async () => {
       if (sse.length > 3) sse.shift().close();
     }),
     sampler(),
+    // What the API's RSS is made of, once a minute: V8's heap, Buffers, glibc's C heap (docs/metrics.md).
+    every(60000, async () => {
+      const r = await api('GET', '/svc/metrics');
+      const value = (re) => Number(re.exec(r.text ?? '')?.[1] ?? NaN) / 1048576;
+      const point = {
+        t: performance.now() - started,
+        heap: value(/^nodejs_heap_size_used_bytes (\S+)$/m),
+        external: value(/^nodejs_external_memory_bytes (\S+)$/m),
+        malloc: value(/^encoderd_api_malloc_bytes\{kind="in_use"\} (\S+)$/m),
+        mallocHeld: value(/^encoderd_api_malloc_bytes\{kind="held"\} (\S+)$/m),
+      };
+      if (Object.values(point).every(Number.isFinite)) apiParts.push(point);
+    }),
   ];
   // Progress once a minute, so a long run can be followed.
   const progress = setInterval(() => note(`  ${round((performance.now() - started) / 60000, 1)} min: ${calls.total} calls, ${calls.fivexx} 5xx, `
@@ -285,6 +299,10 @@ await main(BENCH, QUESTION, async () => {
       threads_at_rest_per_hour: round(slopePerHour(minuteMinima(after, 'threads'), 'threads'), 1),
     };
   });
+  const partsAfter = apiParts.filter((p) => p.t >= warmupMs);
+  const api_parts = partsAfter.length >= 3 ? Object.fromEntries(['heap', 'external', 'malloc', 'mallocHeld'].map((k) => [k, {
+    mb_after_warmup: round(partsAfter[0][k], 1), mb_end: round(partsAfter.at(-1)[k], 1), mb_per_hour: round(slopePerHour(partsAfter, k), 2),
+  }])) : null;
   // A series too short for a slope (a host restarted near the end) is listed but not judged.
   const judged = processes.filter((p) => Number.isFinite(p.rss_mb_per_hour));
   const worst = judged.reduce((w, p) => (w && w.rss_mb_per_hour >= p.rss_mb_per_hour ? w : p), null);
@@ -296,6 +314,8 @@ await main(BENCH, QUESTION, async () => {
     warmup_minutes: round(warmupMs / 60000, 1),
     sample_seconds: sampleMs / 1000,
     processes,
+    // The API's RSS in parts (V8 heap used, external/Buffers, glibc in use and held), from its /svc/metrics each minute.
+    api_parts,
     requests: calls.total,
     http_5xx: calls.fivexx,
     requests_failed: calls.failed,
@@ -329,5 +349,7 @@ await main(BENCH, QUESTION, async () => {
     `requests ${calls.total}, 5xx ${calls.fivexx}, failed ${calls.failed}; longest UDP silence ${round(silence, 0)} ms; `
     + `always-running pipelines playing at end ${playingAtEnd}/3 ${JSON.stringify(states)}`,
     `RTSP sessions ${rtspClients.sessions} (${rtspClients.errors} with errors), on demand ${odClients.sessions} (${odClients.errors}); `
-    + `webhooks ${hooks.delivered}; churn ${JSON.stringify(churn)}`, `written to ${opts.out}`].join('\n'));
+    + `webhooks ${hooks.delivered}; churn ${JSON.stringify(churn)}`,
+    `API parts (MB after warm-up → end, MB/h): ${api_parts ? Object.entries(api_parts).map(([k, v]) => `${k} ${v.mb_after_warmup} → ${v.mb_end} (${v.mb_per_hour})`).join(', ') : 'none'}`,
+    `written to ${opts.out}`].join('\n'));
 });

@@ -194,3 +194,5 @@ export declare function hasElement(factory: string): boolean;
 export declare function mallocTrim(): boolean;
 /** glibc's mallinfo2() over every arena, in bytes: what the process has allocated, and what glibc holds for it. */
 export declare function mallocStats(): { inUse: number; held: number };
+/** mallopt(M_ARENA_MAX, n): at most n glibc arenas for threads that have none yet; true when glibc took it. */
+export declare function mallocArenaMax(arenas: number): boolean;

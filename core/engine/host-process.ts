@@ -11,6 +11,9 @@ import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './proto
 import { isReply } from './protocol';
 import { SpareHosts, type SpareHostOptions } from './spare-host';
 
+
+/** glibc arenas of every engine host and of the API process, unless MALLOC_ARENA_MAX says otherwise (launch(), core/main.ts). */
+export const MALLOC_ARENAS = 2;
 export class HostCommandError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
@@ -137,7 +140,7 @@ export class EngineHostProcess extends EventEmitter implements EngineHost {
     // Two malloc arenas, not glibc's 8 per core: every pipeline start brings new streaming threads, each of which
     // would otherwise take an arena of its own and keep its freed pages, so a host's RSS climbed with every
     // rebuild, stop/play and RTSP session before levelling off (docs/operations.md, "Memory over weeks").
-    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' };
+    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? String(MALLOC_ARENAS), ...this.opts.env, GST_DEBUG: process.env.GST_DEBUG ?? '0' };
     this.codec = this.opts.kind === 'native' ? new NativeHostCodec() : null;
     const codec = this.codec;
     const child = codec

@@ -22,6 +22,7 @@ import type { PipelineDefinition, PipelineState, PipelineView, StartedBy, StoreM
 import { newEntry, statsOf, viewOf, type Entry, type EntryTable } from './entry';
 import { PipelineFeatures } from './features';
 import { HealthRecord } from './health-record';
+import { LivePacer } from './live-pacer';
 import { OutputDirs } from './output-dirs';
 import { startFailure, SourceRefusedError } from './start-failure';
 import { PipelineStorage } from './storage';
@@ -53,6 +54,8 @@ export class PipelineManager implements EntryTable {
    * writable view of its lifecycle.
    */
   private readonly supervisors = new WeakMap<Entry, PipelineSupervisor>();
+  /** Per running encoder of a codec with liveChangeIntervalMs: its pace (live-pacer.ts). A new run starts afresh. */
+  private readonly pacers = new WeakMap<ComposedPipeline, LivePacer>();
   private readonly claims = new ClaimTable();
   readonly validator: PipelineValidator;
   /** Secrets in URIs: *** in views, kept when sent back masked, known to the logs while a pipeline holds them. */
@@ -379,8 +382,9 @@ export class PipelineManager implements EntryTable {
     if (changed.every((k) => codec.liveParams.includes(k)) && running.encoderElement) {
       const element = running.encoderElement;
       const changes = changed.flatMap((k) => codec.liveChange(k, change[k], element));
+      const pacer = codec.liveChangeIntervalMs ? this.pacerOf(e, running, codec.liveChangeIntervalMs) : null;
       // PATCH lists 503, not 500: a host that fails the change is an engine that is not there for it.
-      if (changes.length) {
+      if (changes.length && (!pacer || pacer.offer(changes) === 'now')) {
         await this.sup(e).hostOf().request({ op: 'set', changes }).catch((err) => {
           throw err instanceof ApiError ? err : new ApiError('ENGINE_UNAVAILABLE', `the encoder could not be changed: ${maskSecrets((err as Error).message)}`);
         });
@@ -400,6 +404,26 @@ export class PipelineManager implements EntryTable {
         ? err
         : new ApiError('PIPELINE_START_TIMEOUT', `pipeline did not reach playing with the new encoding; previous configuration restored: ${(err as Error).message}`);
     }
+  }
+
+  /**
+   * The pacer of running's encoder. What it holds goes out through e's queue when the interval ends, and only to the
+   * same run: a pipeline stopped, rebuilt or deleted meanwhile has an encoder composed from its definition already.
+   */
+  private pacerOf(e: Entry, running: ComposedPipeline, intervalMs: number): LivePacer {
+    let pacer = this.pacers.get(running);
+    if (!pacer) {
+      const id = e.def.id;
+      pacer = new LivePacer(intervalMs, (changes) => {
+        this.command(id, async (cur) => {
+          if (cur.life.running !== running || cur.life.state !== 'playing' || !cur.life.host?.alive) return;
+          await cur.life.host.request({ op: 'set', changes });
+          this.log.info({ pipeline: id, changes: changes.map((c) => `${c.property}=${c.value}`) }, 'held encoder change applied');
+        }).catch((err) => this.log.warn({ pipeline: id, err: maskSecrets((err as Error).message) }, 'held encoder change not applied'));
+      });
+      this.pacers.set(running, pacer);
+    }
+    return pacer;
   }
 
   // ---- storage ---------------------------------------------------------------------------------------------

@@ -151,6 +151,13 @@ export interface CodecPlugin extends PluginBase, CodecInfo {
   licenceFeature: string;
   /** Encoding parameters that can change on a running encoder without a rebuild. */
   liveParams: readonly string[];
+  /**
+   * The shortest time (ms) between two live changes reaching a running encoder, for an encoder whose every change
+   * is costly (x265enc re-opens libx265: a keyframe, a burst, memory libx265 keeps). The first change applies at
+   * once; changes inside the interval are held and the latest value applied when it ends (docs/plugins.md).
+   * Absent: every change applies at once.
+   */
+  liveChangeIntervalMs?: number;
   /** Extra validation of encoding (video) beyond the core's field rules. */
   validate?(encoding: EncodingSpec): string[];
   /**
@@ -251,6 +258,10 @@ export function definePlugin<T extends Plugin>(plugin: T): Readonly<T> {
     if ((plugin as unknown as Record<string, unknown>)[key] === undefined) fail(`${plugin.kind} plugins must provide "${key}"`);
   }
   if (plugin.kind === 'codec' && plugin.limits !== undefined) checkLimits(plugin.limits, fail);
+  if (plugin.kind === 'codec' && plugin.liveChangeIntervalMs !== undefined
+    && (!Number.isInteger(plugin.liveChangeIntervalMs) || plugin.liveChangeIntervalMs < 1)) {
+    fail('liveChangeIntervalMs must be a positive integer (milliseconds)');
+  }
   if (plugin.kind === 'codec' && plugin.parameters !== undefined) checkParameters(plugin.parameters, fail);
   if (plugin.kind === 'codec' && plugin.media === 'audio') checkRawAudio(plugin.rawAudio, fail);
   if (plugin.kind === 'codec' && plugin.multiview !== undefined && !Number.isInteger(plugin.multiview?.quality)) fail('multiview.quality must be an integer');

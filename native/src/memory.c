@@ -14,6 +14,19 @@ static napi_value ng_malloc_trim(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* mallopt(M_ARENA_MAX, n): at most n arenas for the threads that have none yet. Each thread that allocates
+ * otherwise gets an arena of its own (up to 8 a core), and pages half used in many arenas are pages no trim gives
+ * back. The engine hosts get the same through MALLOC_ARENA_MAX; the API process, started by `node`, sets it here. */
+static napi_value ng_malloc_arena_max(napi_env env, napi_callback_info info) {
+  NG_ARGV(1);
+  NG_ARGC_AT_LEAST(1);
+  NG_INT64(n, argv[0]);
+  if (n < 1 || n > 64) NG_THROW("NG_ERR_ARG", "arenas must be between 1 and 64");
+  napi_value out;
+  NG_CALL(napi_get_boolean(env, mallopt(M_ARENA_MAX, (int) n) == 1, &out));
+  return out;
+}
+
 /* mallinfo2() over every arena: bytes in use by the program and bytes glibc holds (in use or free). */
 static napi_value ng_malloc_stats(napi_env env, napi_callback_info info) {
   struct mallinfo2 mi = mallinfo2();
@@ -27,5 +40,6 @@ static napi_value ng_malloc_stats(napi_env env, napi_callback_info info) {
 napi_value ng_memory_init(napi_env env, napi_value exports) {
   NG_EXPORT_FUNCTION(exports, "mallocTrim", ng_malloc_trim);
   NG_EXPORT_FUNCTION(exports, "mallocStats", ng_malloc_stats);
+  NG_EXPORT_FUNCTION(exports, "mallocArenaMax", ng_malloc_arena_max);
   return exports;
 }

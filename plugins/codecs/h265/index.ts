@@ -2,7 +2,7 @@
  * H.265 with x265enc. `format=I420` goes in front so x265 encodes Main 8-bit 4:2:0, which every decoder plays.
  * Only the bitrate changes live, and x265enc 1.22 does not use x265's reconfig: it closes x265 and opens it again,
  * so a live bitrate change costs a keyframe and a short burst (dataplane-findings §7.2). That is still better
- * than a pipeline rebuild, which interrupts every receiver.
+ * than a pipeline rebuild, which interrupts every receiver. Changes are paced to one every 30 s (liveChangeIntervalMs).
  *
  * SAO is always on (`sao=1`). libx265 3.5 allocates its SAO row buffers at every open and, when SAO is off (the
  * ultrafast and superfast presets), never frees them at close: each re-open, so each live bitrate change, leaked
@@ -43,6 +43,10 @@ export default definePlugin<CodecPlugin>({
   // 16384×16384 opens, at 6.5 GB RSS (docs/dataplane.md, "Codec limits").
   limits: { minWidth: 16, minHeight: 16, maxWidth: 8192, maxHeight: 8192, maxFramePixels: 8_912_896, maxFps: 120, maxPixelRate: 1_069_547_520, evenDimensions: true },
   liveParams: ['bitrate'],
+  // Each live change re-opens libx265 (above), and libx265 3.5 keeps about 1.2 kB of each open for good: at most one
+  // change reaches the encoder every 30 s, the latest held until then (core/pipeline/live-pacer.ts), so a controller
+  // that sets the rate every few seconds costs at most 120 re-opens an hour (docs/operations.md, "Memory over weeks").
+  liveChangeIntervalMs: 30_000,
   rtp: {
     encodingName: 'H265',
     clockRate: 90000,
