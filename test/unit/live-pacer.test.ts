@@ -2,7 +2,7 @@
  * Live changes of a costly encoder are paced (core/pipeline/live-pacer.ts): the pacer alone on a fake clock, then the
  * manager with the real h265 plugin (liveChangeIntervalMs 30 s) over fake engine hosts, counting the `set` commands a
  * burst of bitrate PATCHes sends. The media side of a held change (x265 at the new rate) is in
- * test/lifecycle/patch.test.ts.
+ * test/lifecycle/patch-paced.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HostCommand } from '../../core/engine/protocol';
