@@ -2,8 +2,10 @@
 // PTS/DTS through its PCR clock recovery, kept on purpose (docs/dataplane.md, passthrough, "Timing"); when arrival
 // falls more than a second behind the PCR it resets its estimate to the late arrival ("delta - skew … too big, reset
 // skew"): the first frame after the stall jumps forward by the stall, and the estimate then converges back to the
-// sender's clock over about 2 s, handing on a run of backward DTS. Without the relay's DTS guard every recording
-// here had repeated or backward DTS; with it the recording's DTS strictly increase and ffmpeg reads it clean.
+// sender's clock over about 2 s, handing on a run of backward DTS. Without the relay's DTS guard (dtsguard after the
+// parser) every case here fails: backward DTS in .mkv, PTS before DTS in .ts (mpegtsmux holds the DTS back), and
+// "non monotonically increasing dts" from ffmpeg reading the RTSP output; with it the DTS strictly increase and
+// ffmpeg reads every case clean.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
