@@ -16,6 +16,7 @@
       "src/elements/codec2-modes.c",
       "src/elements/codec2dec.c",
       "src/elements/codec2enc.c",
+      "src/elements/dtsguard.c",
       "src/elements/elements.c",
       "src/elements/rtpav1depay.c",
       "src/elements/rtpav1pay.c",

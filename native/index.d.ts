@@ -24,7 +24,8 @@ export type BusMessage =
   | { type: 'eos' }
   | { type: 'element'; source: string; name: string; fields: Record<string, string | number | boolean> }
   | {
-    type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */; keyframe?: boolean /* no DELTA_UNIT flag */;
+    type: 'sample'; sink: string; data: Buffer; pts: number /* ns, -1 when none */; dts?: number /* ns, -1 when none; the addon's only */;
+    keyframe?: boolean /* no DELTA_UNIT flag */;
     /** The sample's negotiated caps as text (gst_caps_to_string), '' when it has none. */
     caps: string;
   };
@@ -63,8 +64,11 @@ export declare class Pipeline {
   sendEos(): void;
   /** Every element of the pipeline, recursing into bins. */
   elements(): ElementInfo[];
-  /** Pushes one buffer into the appsrc named appsrc; pts in ns, or -1 to let the appsrc timestamp it. Throws NG_ERR_STATE when the appsrc refuses it (flushing, eos). */
-  pushBuffer(appsrc: string, data: Buffer, ptsNs: number): void;
+  /**
+   * Pushes one buffer into the appsrc named appsrc; pts in ns, or -1 to let the appsrc timestamp it; dts in ns, none
+   * when absent or -1. Throws NG_ERR_STATE when the appsrc refuses it (flushing, eos).
+   */
+  pushBuffer(appsrc: string, data: Buffer, ptsNs: number, dtsNs?: number): void;
   /**
    * The pipeline's running time now (clock time minus base time), in ns, as buffer timestamps count it; -1 while it
    * has no clock or is not going to PLAYING. With pushBuffer it stamps data ahead of now (the KLV pacer, docs/klv.md).

@@ -75,7 +75,12 @@ export function composeSimple(def: PipelineDefinition, registry: PluginRegistry,
     // The parser converts the source's stream format (1.22's parsebin fixes it early, e.g. H.264 as avc) to what the
     // output's muxer or payloader negotiates (e.g. byte-stream for MPEG-TS).
     // A silent identity is where the passed-through frames are counted (no thread, no copy).
-    chain += ` ! ${element('identity', { name: sourceMeter, silent: true })} ! ${codec.passthroughParser ?? codec.parser}`;
+    // The relay hands on the source's timestamps, which are not always increasing: a source that recovers the sender's
+    // clock from arrival times can, after a stall and a burst, give a run of frames a repeated or backward DTS, which
+    // every muxer and receiver refuses. The guard (our own element) moves such a DTS just past the previous one; an
+    // encoded stream needs none, since our encoder stamps it (docs/dataplane.md, passthrough, "Timing").
+    chain += ` ! ${element('identity', { name: sourceMeter, silent: true })} ! ${codec.passthroughParser ?? codec.parser}`
+      + ` ! ${element('dtsguard', { name: ctx.name('dtsguard') })}`;
     frames = { element: sourceMeter, pad: 'src' };
     codecInfo = codec;
   }

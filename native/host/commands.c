@@ -151,7 +151,7 @@ static JsonNode *push(JsonObject *cmd, hc_error *e) {
   gsize size;
   g_autofree guchar *data = g_base64_decode(hc_string(cmd, "data", ""), &size);
   g_autofree char *why = NULL;
-  if (!ng_push_buffer(hp_pipe_bin(p), hc_string(cmd, "appsrc", ""), data, size, hc_int(cmd, "ptsNs", -1), &e->code, &why))
+  if (!ng_push_buffer(hp_pipe_bin(p), hc_string(cmd, "appsrc", ""), data, size, hc_int(cmd, "ptsNs", -1), -1, &e->code, &why))
     e->why = g_steal_pointer(&why);
   return NULL;
 }

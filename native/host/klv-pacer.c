@@ -53,7 +53,7 @@ static gboolean push_at(hk_pacer *k, const guint8 *data, gsize size) {
   gint64 pts = MAX(rt + k->lead_ns, k->last_pts + 1);
   const char *code;
   g_autofree char *why = NULL;
-  if (!ng_push_buffer(k->bin, k->appsrc, data, size, pts, &code, &why)) return FALSE;
+  if (!ng_push_buffer(k->bin, k->appsrc, data, size, pts, -1, &code, &why)) return FALSE;
   k->last_pts = pts;
   return TRUE;
 }

@@ -70,7 +70,7 @@ void ng_element_foreach_property(GstElement *el, void (*fn)(const char *name, co
   }
 }
 
-gboolean ng_push_buffer(GstElement *bin, const char *name, const guint8 *data, gsize size, gint64 pts,
+gboolean ng_push_buffer(GstElement *bin, const char *name, const guint8 *data, gsize size, gint64 pts, gint64 dts,
                         const char **code, char **why) {
   g_autoptr(GstElement) el = gst_bin_get_by_name(GST_BIN(bin), name);
   if (!el) {
@@ -85,6 +85,7 @@ gboolean ng_push_buffer(GstElement *bin, const char *name, const guint8 *data, g
   }
   GstBuffer *buf = gst_buffer_new_memdup(data, size);
   if (pts >= 0) GST_BUFFER_PTS(buf) = (GstClockTime) pts;
+  if (dts >= 0) GST_BUFFER_DTS(buf) = (GstClockTime) dts;
   GstFlowReturn ret = gst_app_src_push_buffer(GST_APP_SRC(el), buf);  /* takes buf */
   if (ret == GST_FLOW_OK) return TRUE;
   *code = "NG_ERR_STATE";

@@ -46,9 +46,9 @@ char *ng_value_to_text(const GValue *v);
 
 /* ---- app elements and events ---- */
 
-/* Pushes a copy of data into the appsrc named name with pts (ns; < 0: none). FALSE with *code and *why (g_free)
- * when there is no such element, it is not an appsrc, or it refused the buffer. */
-gboolean ng_push_buffer(GstElement *bin, const char *name, const guint8 *data, gsize size, gint64 pts,
+/* Pushes a copy of data into the appsrc named name with pts and dts (ns; < 0: none). FALSE with *code and *why
+ * (g_free) when there is no such element, it is not an appsrc, or it refused the buffer. */
+gboolean ng_push_buffer(GstElement *bin, const char *name, const guint8 *data, gsize size, gint64 pts, gint64 dts,
                         const char **code, char **why);
 /* The pipeline's running time now (clock time - base time), in ns; -1 while it has no clock or is not heading for
  * PLAYING (the base time is set when it goes to PLAYING). */
@@ -84,7 +84,7 @@ typedef struct {
   GstStructure *fields;
   guint8 *data;
   gsize size;
-  gint64 pts;
+  gint64 pts, dts;
   gboolean keyframe;
   guint64 dropped;           /* NG_MSG_QOS: the element's running total */
 } ng_msg;

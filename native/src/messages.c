@@ -85,6 +85,7 @@ ng_msg *ng_msg_from_sample(GstAppSink *sink) {
   m->type = NG_MSG_SAMPLE;
   m->source = gst_element_get_name(GST_ELEMENT(sink));
   m->pts = buf && GST_BUFFER_PTS_IS_VALID(buf) ? (gint64) GST_BUFFER_PTS(buf) : -1;
+  m->dts = buf && GST_BUFFER_DTS_IS_VALID(buf) ? (gint64) GST_BUFFER_DTS(buf) : -1;
   m->keyframe = buf && !GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_DELTA_UNIT);
   /* The negotiated caps, so the owner can learn what a stream is (the core probes a passed-through source's codec). */
   GstCaps *caps = gst_sample_get_caps(sample);

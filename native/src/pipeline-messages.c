@@ -118,6 +118,7 @@ static napi_value msg_to_js(napi_env env, ng_msg *m) {
       NG_SET_STRING(obj, "sink", m->source);
       NG_CALL(napi_set_named_property(env, obj, "data", buf));
       NG_SET_NUMBER(obj, "pts", m->pts);
+      NG_SET_NUMBER(obj, "dts", m->dts);
       NG_SET_BOOL(obj, "keyframe", m->keyframe);
       NG_SET_STRING(obj, "caps", m->caps);
       break;

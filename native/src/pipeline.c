@@ -309,7 +309,7 @@ static napi_value ng_pipeline_elements(napi_env env, napi_callback_info info) {
 /* ---- app elements ---- */
 
 static napi_value ng_pipeline_push_buffer(napi_env env, napi_callback_info info) {
-  NG_ARGV(3);
+  NG_ARGV(4);
   NG_ARGC_AT_LEAST(3);
   NG_SELF(p);
   NG_STRING_AUTO(name, argv[0]);
@@ -320,9 +320,16 @@ static napi_value ng_pipeline_push_buffer(napi_env env, napi_callback_info info)
   size_t size;
   NG_CALL(napi_get_buffer_info(env, argv[1], &data, &size));
   NG_INT64(pts, argv[2]);
+  int64_t dts = -1;
+  napi_valuetype dts_type = napi_undefined;
+  if (argc > 3) NG_CALL(napi_typeof(env, argv[3], &dts_type));
+  if (dts_type != napi_undefined) {
+    NG_INT64(given, argv[3]);
+    dts = given;
+  }
   const char *code;
   g_autofree char *why = NULL;
-  if (!ng_push_buffer(p->bin, name, data, size, pts, &code, &why)) NG_THROW(code, why);
+  if (!ng_push_buffer(p->bin, name, data, size, pts, dts, &code, &why)) NG_THROW(code, why);
   return NULL;
 }
 

@@ -77,7 +77,8 @@ describe('composeSimple: passthrough (no encoding)', () => {
       'mpegtsmux name="mux" ! filesink name="filesink" location="/tmp/out.ts" '
       + 'rtspsrc name="src" location="rtsp://127.0.0.1:8554/cam" latency=200 buffer-mode="none" max-ts-offset=1 ! capsfilter caps="application/x-rtp,media=video" ! '
       + 'parsebin name="parse" ! capsfilter caps="video/x-h264" ! identity name="srcmeter" silent=true ! h264parse config-interval=-1 ! '
-      + 'valve name="eosgate" drop-mode="forward-sticky-events" ! queue ! mux. '
+      // The relay's timing guard: a passed-through DTS never repeats or goes back (docs/dataplane.md, "Timing").
+      + 'dtsguard name="dtsguard" ! valve name="eosgate" drop-mode="forward-sticky-events" ! queue ! mux. '
       // The KLV stream the engine host feeds, relaying the source's KLV track (docs/klv.md).
       + 'appsrc name="klvsrc" is-live=true do-timestamp=false format="time" caps="meta/x-klv,parsed=true" max-buffers=50 leaky-type="downstream" ! queue ! mux. '
       + 'src. ! capsfilter caps="application/x-rtp,media=application,encoding-name=SMPTE336M" ! rtpklvdepay ! capsfilter caps="meta/x-klv" ! '
@@ -92,7 +93,7 @@ describe('composeSimple: passthrough (no encoding)', () => {
 
   it('into a local RTSP server, the feed payloads the probed codec', () => {
     const c = composeSimple({ ...pt, output: { uri: 'rtsp://0.0.0.0:8554/live' } }, registry, { rtspLatencyMs: 200 }, 'h265');
-    expect(c.description).toContain('capsfilter caps="video/x-h265" ! identity name="srcmeter" silent=true ! h265parse config-interval=-1 ! queue ! appsink name="rtsp_feed0"');
+    expect(c.description).toContain('capsfilter caps="video/x-h265" ! identity name="srcmeter" silent=true ! h265parse config-interval=-1 ! dtsguard name="dtsguard" ! queue ! appsink name="rtsp_feed0"');
     expect(c.services?.[0]).toMatchObject({
       mode: 'feed',
       feeds: [{ appsink: 'rtsp_feed0', launch: 'h265parse ! rtph265pay name="pay0" pt=96 config-interval=-1' }, { appsink: 'rtsp_feed1', launch: 'rtpklvpay name="pay1" pt=97' }],

@@ -8,5 +8,6 @@ gboolean encoderd_elements_init(GstPlugin *plugin) {
   ok &= encoderd_register_codec2dec(plugin);
   ok &= encoderd_register_rtpcodec2pay(plugin);
   ok &= encoderd_register_rtpcodec2depay(plugin);
+  ok &= encoderd_register_dtsguard(plugin);
   return ok;
 }
