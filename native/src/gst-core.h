@@ -19,6 +19,9 @@ GstElement *ng_parse_pipeline(const char *description, GError **err);
 gboolean ng_appsink_claim(GstElement *sink, const char *owner);
 const char *ng_appsink_owner(GstElement *sink);
 void ng_appsink_release(GstElement *sink);
+/* A watched appsink beside other sinks is a tap (framegrabs, the source's KLV), not an output: it stops counting as
+ * a sink, so the pipeline's end-of-stream waits for the outputs alone (gst-core.c). */
+void ng_tap_exempt_from_eos(GstElement *sink);
 
 /* Calls fn for every element of bin, recursing into bins; a resync (the bin changed meanwhile) calls reset first
  * and starts again. */

@@ -356,6 +356,7 @@ static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) 
   }
   GstAppSinkCallbacks cb = { .new_sample = ng_pipeline_on_sample };
   gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, ng_pipeline_ref(p), ng_pipeline_unref);
+  ng_tap_exempt_from_eos(el);
   return NULL;
 }
 

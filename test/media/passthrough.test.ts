@@ -164,6 +164,27 @@ describe('other codecs and sources', () => {
     await svc.api('DELETE', '/svc/pipeline/pt-av1udp');
   });
 
+  it('a passed-through file plays once: the pipeline says ready when it ends, and the .mp4 holds every frame', async () => {
+    // The file has no KLV, so the source's KLV tap (linked to the demuxer's KLV pad if one comes) never gets a
+    // buffer or an EOS. Until taps stopped counting as sinks (native/src/gst-core.c), the pipeline never ended:
+    // it said playing for good and a stop waited out its 5 s EOS timeout.
+    const clip = join(dir, 'once.mkv');
+    const made = await run('gst-launch-1.0', ['-q', 'videotestsrc', 'num-buffers=30', 'pattern=ball', '!',
+      `video/x-raw,format=I420,width=${FRAME.width},height=${FRAME.height},framerate=${FRAME.fps}/1`, '!',
+      'x264enc', 'speed-preset=ultrafast', `key-int-max=${FRAME.fps}`, '!', 'h264parse', '!', 'matroskamux', '!', 'filesink', `location=${clip}`]);
+    expect(made.code, made.stderr).toBe(0);
+    const out = join(dir, 'once.mp4');
+    await create(relay('pt-once', `file://${clip}`, out));
+    await waitFor(async () => (await svc.api('GET', '/svc/pipeline/pt-once')).body.state === 'ready', 20000);
+    const view = (await svc.api('GET', '/svc/pipeline/pt-once')).body;
+    expect(view.last_error).toBeNull();
+    const frames = await run('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', out]);
+    expect(frames.stdout.trim()).toBe('30');
+    const decoded = await run('ffmpeg', ['-v', 'error', '-i', out, '-f', 'null', '-']);
+    expect(decoded.stderr.trim()).toBe('');
+    expect((await svc.api('DELETE', '/svc/pipeline/pt-once')).status).toBe(204);
+  });
+
   it('a UDP MPEG-TS source into an .mp4 recording', async () => {
     const srcPort = await freePort();
     const sender = spawn('gst-launch-1.0', ['-q', 'videotestsrc', 'is-live=true', 'pattern=ball', '!',
