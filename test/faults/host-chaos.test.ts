@@ -116,16 +116,13 @@ describe('engine host chaos', () => {
       await Promise.all(watchers);
     }
     running = false;
-    const { latencies, statuses } = await loadDone;
-    const calm = { latencies: latencies.calm };
-    const chaos = { latencies: latencies.chaos };
-
-    const calmP99 = p99(calm.latencies);
-    const chaosP99 = p99(chaos.latencies);
+    const { latencies: { calm, chaos }, statuses } = await loadDone;
+    const calmP99 = p99(calm);
+    const chaosP99 = p99(chaos);
     const slowest = Math.max(...recoveries.map((r) => r.ms));
     console.log(`host chaos: ${recoveries.length} kills, recovery max ${slowest.toFixed(0)} ms `
-      + `(${recoveries.map((r) => r.ms.toFixed(0)).join(' ')}); p99 calm ${calmP99.toFixed(1)} ms over ${calm.latencies.length} GETs, `
-      + `chaos ${chaosP99.toFixed(1)} ms over ${chaos.latencies.length} (${(chaosP99 / calmP99).toFixed(2)}×)`);
+      + `(${recoveries.map((r) => r.ms.toFixed(0)).join(' ')}); p99 calm ${calmP99.toFixed(1)} ms over ${calm.length} GETs, `
+      + `chaos ${chaosP99.toFixed(1)} ms over ${chaos.length} (${(chaosP99 / calmP99).toFixed(2)}×)`);
     expect(recoveries.length).toBeGreaterThanOrEqual(15);
     expect(recoveries.filter((r) => r.ms > RECOVERY_LIMIT_MS)).toEqual([]);
     expect([...statuses.keys()]).toEqual([200]);
