@@ -207,13 +207,15 @@ export function av1FrontEnd(kind: 'bundle' | 'rtsp', src: (videoCaps: string) =>
   }
   const video = streams.find((s) => s.encoding === 'AV1');
   if (!video) throw new Error(`no AV1 stream in the SDP:\n${sdp}`);
-  // Split by payload type; a jitter buffer per stream stamps by RTP time alone (BUNDLE_JITTER).
+  // Split by payload type; a jitter buffer per stream stamps by RTP time alone (BUNDLE_JITTER). Every sink
+  // async=false, as docs/audio.md's receiver recipe: with prerolling sinks a receiver started on a running bundle
+  // could wait in preroll for good.
   const branches = streams.map((s) => {
     const set = `queue ! capssetter join=false replace=true caps=${s.caps} ! ${BUNDLE_JITTER}`;
-    if (s === video) return `d.src_${s.pt} ! queue ! ${BUNDLE_JITTER} ! ${tail}`;
-    if (s.encoding === 'CODEC2') return `d.src_${s.pt} ! ${set} ! rtpcodec2depay ! filesink location=${stem}.c2`;
-    if (s.encoding === 'SMPTE336M') return `d.src_${s.pt} ! ${set} ! rtpklvdepay ! filesink location=${stem}.klv`;
-    return `d.src_${s.pt} ! queue ! fakesink`;
+    if (s === video) return `d.src_${s.pt} ! queue ! ${BUNDLE_JITTER} ! ${tail} async=false`;
+    if (s.encoding === 'CODEC2') return `d.src_${s.pt} ! ${set} ! rtpcodec2depay ! filesink location=${stem}.c2 async=false`;
+    if (s.encoding === 'SMPTE336M') return `d.src_${s.pt} ! ${set} ! rtpklvdepay ! filesink location=${stem}.klv async=false`;
+    return `d.src_${s.pt} ! queue ! fakesink async=false`;
   });
   return `${src(video.caps)} ! rtpptdemux name=d ${branches.join(' ')}`;
 }
