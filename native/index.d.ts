@@ -77,6 +77,11 @@ export declare class Pipeline {
   /** Delivers each sample of the appsink named sink as a 'sample' bus message. NG_ERR_ARG if an RtspServer feed uses that appsink. */
   watchSink(sink: string): void;
   /**
+   * The appsink `sink` stops counting as a sink for the pipeline's end-of-stream, when another sink is beside it (a tap,
+   * not an output). Call it once the pipeline plays: state changes go sinks first.
+   */
+  exemptFromEos(sink: string): void;
+  /**
    * Sends an upstream force-key-unit event into the element: into its src pad, so an encoder acts on it and any
    * other element passes it upstream; a sink (no src pad) sends it upstream out of its sink pad. Naming the
    * encoder or anything downstream of it works.

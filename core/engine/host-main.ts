@@ -216,6 +216,8 @@ async function play(cmd: Extract<HostCommand, { op: 'play' }>): Promise<unknown>
     // From the start: the muxer outputs nothing, so the sinks never reach PLAYING, until its KLV input has data.
     if (cmd.klv) startKlv(pipeline, cmd.klv);
     const state = await playing;
+    // The watched sinks are taps: the pipeline's end waits for its outputs alone (once it plays; native/src/gst-core.c).
+    for (const sink of cmd.watchSinks ?? []) pipeline.exemptFromEos(sink);
     if (cmd.services) startServices(cmd.services, pipeline);
     sampler?.start();
     return { state };

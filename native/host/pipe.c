@@ -179,7 +179,6 @@ gboolean hp_pipe_watch_sink(hp_pipe *p, const char *name, const char **code, cha
   }
   GstAppSinkCallbacks cb = { .new_sample = on_sample };
   gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, hp_pipe_ref(p), pipe_unref_notify);
-  ng_tap_exempt_from_eos(el);
   return TRUE;
 }
 

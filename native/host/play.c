@@ -232,6 +232,11 @@ JsonNode *hc_play(JsonObject *cmd, hc_error *e) {
   if (!hp_pipe_set_state(p, GST_STATE_PLAYING, (guint) hc_int(cmd, "timeoutMs", 10000), &e->code, &why))
     return e->why = g_steal_pointer(&why), failed_start(e), NULL;
   const char *reached = ng_state_name(hp_pipe_state(p));
+  /* The watched sinks are taps: the pipeline's end waits for its outputs alone (ng_tap_exempt_from_eos, once it plays). */
+  for (guint i = 0; watch && i < json_array_get_length(watch); i++) {
+    g_autoptr(GstElement) tap = gst_bin_get_by_name(GST_BIN(hp_pipe_bin(p)), json_array_get_string_element(watch, i));
+    if (tap) ng_tap_exempt_from_eos(tap);
+  }
   if (service) {
     hr_server *r = hr_server_new(service, p, &e->code, &why);
     if (!r) return e->why = g_steal_pointer(&why), failed_start(e), NULL;

@@ -42,29 +42,29 @@ void ng_appsink_release(GstElement *sink) { g_object_set_data(G_OBJECT(sink), OW
  * comes (the KLV branch of a file without KLV, linked by gst_parse's delayed link) gets no EOS, so a passed-through
  * file that ended was never reported ended and a stop waited out its EOS timeout. GstBin reads the flag each time
  * it checks for EOS (and when it routes a latency query or event to its sinks: a tap takes none, so it renders a
- * sample as soon as it may, which is all a tap needs). */
+ * sample as soon as it may, which is all a tap needs). Only once the pipeline plays: GstBin changes its children's
+ * state sinks first, and a tap not flagged a sink was set to PLAYING after the queue before it had pushed, which
+ * refused the buffers as flushing and stopped the branch (a UDP source's KLV relay, 2 of 6 runs). */
+typedef struct {
+  GstElement *tap;
+  gboolean other;
+} OtherSink;
+
+static void note_other_sink(GstElement *el, gpointer data) {
+  OtherSink *o = data;
+  if (el != o->tap && !GST_IS_BIN(el) && GST_OBJECT_FLAG_IS_SET(el, GST_ELEMENT_FLAG_SINK)) o->other = TRUE;
+}
+
+static void forget_other_sink(gpointer data) { ((OtherSink *) data)->other = FALSE; }
+
 void ng_tap_exempt_from_eos(GstElement *sink) {
   /* Only beside another sink: a bin with no sink at all never posts EOS (GstBin wants at least one), and an appsink
    * that is a pipeline's only sink is its output, not a tap. */
   g_autoptr(GstObject) parent = gst_object_get_parent(GST_OBJECT(sink));
   if (!parent || !GST_IS_BIN(parent)) return;
-  gboolean other = FALSE;
-  g_autoptr(GstIterator) it = gst_bin_iterate_sinks(GST_BIN(parent));
-  g_auto(GValue) item = G_VALUE_INIT;
-  for (gboolean more = TRUE; more && !other;) {
-    switch (gst_iterator_next(it, &item)) {
-      case GST_ITERATOR_OK:
-        other = g_value_get_object(&item) != (gpointer) sink;
-        g_value_reset(&item);
-        break;
-      case GST_ITERATOR_RESYNC:
-        gst_iterator_resync(it);
-        break;
-      default:
-        more = FALSE;
-    }
-  }
-  if (other) GST_OBJECT_FLAG_UNSET(sink, GST_ELEMENT_FLAG_SINK);
+  OtherSink o = { sink, FALSE };
+  ng_bin_foreach(GST_BIN(parent), note_other_sink, forget_other_sink, &o);
+  if (o.other) GST_OBJECT_FLAG_UNSET(sink, GST_ELEMENT_FLAG_SINK);
 }
 
 void ng_bin_foreach(GstBin *bin, void (*fn)(GstElement *el, gpointer data), void (*reset)(gpointer data), gpointer data) {

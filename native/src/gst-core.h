@@ -20,7 +20,9 @@ gboolean ng_appsink_claim(GstElement *sink, const char *owner);
 const char *ng_appsink_owner(GstElement *sink);
 void ng_appsink_release(GstElement *sink);
 /* A watched appsink beside other sinks is a tap (framegrabs, the source's KLV), not an output: it stops counting as
- * a sink, so the pipeline's end-of-stream waits for the outputs alone (gst-core.c). */
+ * a sink, so the pipeline's end-of-stream waits for the outputs alone. Call it once the pipeline plays: GstBin also
+ * orders a state change by the flag (sinks first), and a tap set to PLAYING after its upstream would refuse the first
+ * buffers (gst-core.c). */
 void ng_tap_exempt_from_eos(GstElement *sink);
 
 /* Calls fn for every element of bin, recursing into bins; a resync (the bin changed meanwhile) calls reset first

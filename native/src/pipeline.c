@@ -356,6 +356,15 @@ static napi_value ng_pipeline_watch_sink(napi_env env, napi_callback_info info) 
   }
   GstAppSinkCallbacks cb = { .new_sample = ng_pipeline_on_sample };
   gst_app_sink_set_callbacks(GST_APP_SINK(el), &cb, ng_pipeline_ref(p), ng_pipeline_unref);
+  return NULL;
+}
+
+static napi_value ng_pipeline_exempt_from_eos(napi_env env, napi_callback_info info) {
+  NG_ARGV(1);
+  NG_ARGC_AT_LEAST(1);
+  NG_SELF(p);
+  NG_STRING_AUTO(name, argv[0]);
+  NG_ELEMENT(el, p, name);
   ng_tap_exempt_from_eos(el);
   return NULL;
 }
@@ -401,12 +410,14 @@ napi_value ng_pipeline_init(napi_env env, napi_value exports) {
     { "pushBuffer", NULL, ng_pipeline_push_buffer, NULL, NULL, NULL, napi_default, NULL },
     { "runningTime", NULL, ng_pipeline_running_time, NULL, NULL, NULL, napi_default, NULL },
     { "watchSink", NULL, ng_pipeline_watch_sink, NULL, NULL, NULL, napi_default, NULL },
+    { "exemptFromEos", NULL, ng_pipeline_exempt_from_eos, NULL, NULL, NULL, napi_default, NULL },
     { "forceKeyUnit", NULL, ng_pipeline_force_key_unit, NULL, NULL, NULL, napi_default, NULL },
     { "destroy", NULL, ng_pipeline_destroy, NULL, NULL, NULL, napi_default, NULL },
     /* room for stats.c's */
     { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 },
   };
-  size_t n = 11;
+  size_t n = 0; /* the methods above, counted: stats.c's go after them */
+  while (methods[n].utf8name) n++;
   ng_stats_define(env, methods, &n);
   napi_value cls;
   NG_CALL(napi_define_class(env, "Pipeline", NAPI_AUTO_LENGTH, ng_pipeline_new, NULL, n, methods, &cls));
