@@ -11,9 +11,9 @@ import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './proto
 import { isReply } from './protocol';
 import { SpareHosts, type SpareHostOptions } from './spare-host';
 
-
 /** glibc arenas of every engine host and of the API process, unless MALLOC_ARENA_MAX says otherwise (launch(), core/main.ts). */
 export const MALLOC_ARENAS = 2;
+
 export class HostCommandError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);

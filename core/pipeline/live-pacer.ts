@@ -10,7 +10,8 @@
  * hour is then bounded by the interval, not by the callers.
  *
  * One pacer serves one running pipeline (the manager keys them by the composed pipeline, so a rebuild or a restart
- * starts afresh with the definition's values). It only decides when; the caller applies.
+ * starts afresh with the definition's values, and what an ended run's pacer still holds goes to a flush that finds
+ * the run gone). It only decides when; the caller applies.
  */
 import type { LiveChange } from '../sdk';
 
@@ -18,7 +19,6 @@ import type { LiveChange } from '../sdk';
 export interface PacerClock {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(timer: unknown): void;
 }
 
 const realClock: PacerClock = {
@@ -29,7 +29,6 @@ const realClock: PacerClock = {
     t.unref();
     return t;
   },
-  clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout),
 };
 
 const keyOf = (c: LiveChange) => `${c.element}\0${c.property}`;
@@ -69,13 +68,6 @@ export class LivePacer {
   /** Whether changes are waiting for the interval's end. */
   get holding(): boolean {
     return this.timer !== null;
-  }
-
-  /** Drops what is held (the pipeline stopped or was rebuilt: its new encoder starts from the definition). */
-  cancel(): void {
-    if (this.timer !== null) this.clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.pending.clear();
   }
 
   private due(): void {
