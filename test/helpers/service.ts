@@ -92,9 +92,24 @@ export interface RunningService {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startService(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<RunningService> {
-  const port = await freePort();
+type StartOptions = { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv };
+
+/**
+ * A port freePort found can be taken before encoderd binds it (another test's engine host or outgoing connection,
+ * in the same ephemeral range; CI saw EADDRINUSE once), so a start that fails on exactly that tries a new port.
+ */
+export async function startService(opts: StartOptions = {}): Promise<RunningService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'encoderd-test-'));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(await freePort(), dataDir, opts);
+    } catch (err) {
+      if (attempt >= 5 || !/EADDRINUSE/.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+async function launch(port: number, dataDir: string, opts: StartOptions): Promise<RunningService> {
   const child = spawn(process.execPath, [join(ROOT, 'bin/encoderd'), '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir,
     '--web-port', '0', '--log-level', 'info', ...(opts.args ?? [])], {
     env: { ...process.env, ...opts.env },
