@@ -58,7 +58,10 @@ function sampleProc(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const field = (key) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: field('VmRSS') / 1024, fds: readdirSync(`/proc/${pid}/fd`).length, threads: field('Threads') };
+    // RSS in its two kinds: anonymous (heaps, stacks) and file-backed (the pages of code and libraries touched so
+    // far, which the kernel may drop and read again).
+    return { rss: field('VmRSS') / 1024, anon: field('RssAnon') / 1024, file: field('RssFile') / 1024,
+      fds: readdirSync(`/proc/${pid}/fd`).length, threads: field('Threads') };
   } catch {
     return null;
   }
@@ -88,6 +91,13 @@ function minuteMinima(points, key) {
     if (!least || p[key] < least[key]) byMinute.set(m, p);
   }
   return [...byMinute.values()];
+}
+
+/** The mean of key over each 10 minutes from the start, rounded to 0.1 MB. */
+function tenMinuteMeans(points, key) {
+  const buckets = [];
+  for (const p of points) (buckets[Math.floor(p.t / 600000)] ??= []).push(p[key]);
+  return [...buckets].map((b) => (b ? round(b.reduce((a, v) => a + v, 0) / b.length, 1) : null));
 }
 
 /** An RTSP client that joins, holds `holdMs` and leaves (SIGINT: gst-launch tears the session down). */
@@ -247,6 +257,7 @@ await main(BENCH, QUESTION, async () => {
       const point = {
         t: performance.now() - started,
         heap: value(/^nodejs_heap_size_used_bytes (\S+)$/m),
+        heapTotal: value(/^nodejs_heap_size_total_bytes (\S+)$/m),
         external: value(/^nodejs_external_memory_bytes (\S+)$/m),
         malloc: value(/^encoderd_api_malloc_bytes\{kind="in_use"\} (\S+)$/m),
         mallocHeld: value(/^encoderd_api_malloc_bytes\{kind="held"\} (\S+)$/m),
@@ -291,6 +302,10 @@ await main(BENCH, QUESTION, async () => {
       rss_mb_after_warmup: round(first.rss, 1),
       rss_mb_end: round(last.rss, 1),
       rss_mb_per_hour: round(slopePerHour(after, 'rss'), 2),
+      anon_mb_per_hour: round(slopePerHour(after, 'anon'), 2),
+      file_mb_per_hour: round(slopePerHour(after, 'file'), 2),
+      // The shape of the growth: mean RSS over each 10 minutes from the start.
+      rss_mb_by_10min: tenMinuteMeans(s.points, 'rss'),
       fds_end: last.fds,
       fds_per_hour: round(slopePerHour(after, 'fds'), 1),
       fds_at_rest_per_hour: round(slopePerHour(minuteMinima(after, 'fds'), 'fds'), 1),
@@ -300,7 +315,7 @@ await main(BENCH, QUESTION, async () => {
     };
   });
   const partsAfter = apiParts.filter((p) => p.t >= warmupMs);
-  const api_parts = partsAfter.length >= 3 ? Object.fromEntries(['heap', 'external', 'malloc', 'mallocHeld'].map((k) => [k, {
+  const api_parts = partsAfter.length >= 3 ? Object.fromEntries(['heap', 'heapTotal', 'external', 'malloc', 'mallocHeld'].map((k) => [k, {
     mb_after_warmup: round(partsAfter[0][k], 1), mb_end: round(partsAfter.at(-1)[k], 1), mb_per_hour: round(slopePerHour(partsAfter, k), 2),
   }])) : null;
   // A series too short for a slope (a host restarted near the end) is listed but not judged.
