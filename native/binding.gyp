@@ -65,6 +65,7 @@
         "src/pipeline.c",
         "src/rtsp.c",
         "src/stats.c",
+        "src/v8-memory.cc",
         "src/value.c",
         "<@(gst_core_sources)",
         "<@(element_sources)"
@@ -73,8 +74,10 @@
         "-O2",
         "-Wall",
         "-Wno-unused-parameter",
-        "-std=gnu11",
         "<!@(pkg-config --cflags <(gst_modules))"
+      ],
+      "cflags_c": [
+        "-std=gnu11"
       ],
       "libraries": [
         "<!@(pkg-config --libs <(gst_modules))"

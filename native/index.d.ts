@@ -205,3 +205,8 @@ export declare function mallocTrim(): boolean;
 export declare function mallocStats(): { inUse: number; held: number };
 /** mallopt(M_ARENA_MAX, n): at most n glibc arenas for threads that have none yet; true when glibc took it. */
 export declare function mallocArenaMax(arenas: number): boolean;
+/**
+ * V8's LowMemoryNotification on the calling thread: collects all that can go, compacts, and releases the freed
+ * pages of the JavaScript heap (N-API has no such call; native/src/v8-memory.cc). True when there was an isolate.
+ */
+export declare function v8LowMemory(): boolean;

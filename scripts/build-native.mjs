@@ -33,7 +33,7 @@ function sources(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) out.push(...sources(p));
-    else if (/\.(c|h|gyp)$/.test(e.name)) out.push(p);
+    else if (/\.(c|cc|h|gyp)$/.test(e.name)) out.push(p);
   }
   return out;
 }

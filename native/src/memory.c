@@ -37,9 +37,19 @@ static napi_value ng_malloc_stats(napi_env env, napi_callback_info info) {
   return out;
 }
 
+int ng_v8_low_memory_notification(void); /* v8-memory.cc */
+
+/* V8's LowMemoryNotification on the calling (main) thread: true when there was an isolate to tell. */
+static napi_value ng_v8_low_memory(napi_env env, napi_callback_info info) {
+  napi_value out;
+  NG_CALL(napi_get_boolean(env, ng_v8_low_memory_notification() != 0, &out));
+  return out;
+}
+
 napi_value ng_memory_init(napi_env env, napi_value exports) {
   NG_EXPORT_FUNCTION(exports, "mallocTrim", ng_malloc_trim);
   NG_EXPORT_FUNCTION(exports, "mallocStats", ng_malloc_stats);
   NG_EXPORT_FUNCTION(exports, "mallocArenaMax", ng_malloc_arena_max);
+  NG_EXPORT_FUNCTION(exports, "v8LowMemory", ng_v8_low_memory);
   return exports;
 }

@@ -1,5 +1,5 @@
 /**
- * native/binding.gyp lists its sources by name (no glob, no generated list): every C file under native/src,
+ * native/binding.gyp lists its sources by name (no glob, no generated list): every C (and C++) file under native/src,
  * native/host, native/test-addon, native/test-host-faults, native/test-x265-reopen and native/test-crash-element is
  * listed exactly once (the addon's target, or a list in its variables, which scripts/build-native.mjs reads: the
  * GStreamer layer the addon and the native engine host share, the elements, the standalone plugin's, the native
@@ -19,7 +19,7 @@ const gyp = JSON.parse(readFileSync(join(native, 'binding.gyp'), 'utf8')) as {
 
 function cFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? cFiles(join(dir, e.name)) : e.name.endsWith('.c') ? [relative(native, join(dir, e.name))] : []);
+    e.isDirectory() ? cFiles(join(dir, e.name)) : /\.(c|cc)$/.test(e.name) ? [relative(native, join(dir, e.name))] : []);
 }
 
 const lists = ['gst_core_sources', 'element_sources', 'gst_plugin_sources', 'host_sources', 'test_addon_sources', 'test_host_faults_sources',
@@ -32,7 +32,7 @@ const listed = [
 
 describe('native/binding.gyp', () => {
   it('names every source file, with no glob or command', () => {
-    for (const s of listed) expect(s, s).toMatch(/^[\w./-]+\.c$/);
+    for (const s of listed) expect(s, s).toMatch(/^[\w./-]+\.cc?$/);
     expect(target.sources).toContain('<@(element_sources)');
     expect(target.sources).toContain('<@(gst_core_sources)');
   });
