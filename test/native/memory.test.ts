@@ -158,3 +158,32 @@ describe.concurrent('engine host memory over many cycles (glibc heap, VmRSS)', (
     expect(g.inUse, `in use: ${kB(g.inUse)} a session`).toBeLessThan(16 * 1024);
   }, 90_000);
 });
+
+describe('the API process\'s JavaScript heap (V8)', () => {
+  it('v8LowMemory gives back the pages a burst of garbage made V8 grow into', async () => {
+    // A child of its own: the figures are the whole isolate's. 50 MB of short-lived objects grow V8's heap; V8 keeps
+    // those pages after its own collections, and LowMemoryNotification hands them back (core/app.ts calls it every
+    // 5 minutes in the API process).
+    const script = `
+      const native = require(${JSON.stringify(join(ROOT, 'native/build/Release/encoderd.node'))});
+      let keep = [];
+      for (let i = 0; i < 400000; i++) { keep.push({ i, s: 'x' + i, a: [i] }); if (keep.length > 300000) keep = []; }
+      keep = null;
+      const before = process.memoryUsage().heapTotal;
+      const told = native.v8LowMemory();
+      const after = process.memoryUsage().heapTotal;
+      process.stdout.write(JSON.stringify({ told, before, after }));`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => { text += d.toString(); });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`child exited ${code}`))));
+    });
+    const { told, before, after } = JSON.parse(out) as { told: boolean; before: number; after: number };
+    expect(told).toBe(true);
+    expect(before).toBeGreaterThan(30 * 1048576);
+    // What is left is the child's live heap: a few MB.
+    expect(after).toBeLessThan(before / 3);
+  });
+});
