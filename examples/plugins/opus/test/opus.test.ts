@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPluginFolder } from '../../../../core/plugins/loader';
 import type { CodecPlugin } from '../../../../core/sdk';
 import { freePort, h264Body, ROOT, run, startService, waitFor, type RunningService } from '../../../../test/helpers/service';
+import { ffmpegErrors } from '../../../../test/media/ffmpeg-judge';
 import { call } from '../../../../test/web/client';
 
 const plugin = loadPluginFolder(join(__dirname, '..')) as CodecPlugin;
@@ -95,12 +96,19 @@ describe('a service with --plugins-dir examples/plugins', () => {
     expect(r.body.audio).not.toHaveProperty('codec2_mode');
     expect((await svc.api('GET', '/svc/pipeline/opus-rtsp/sdp')).text).toContain('a=rtpmap:97 OPUS/48000/2\r\n');
     const p = await probe(url, ['-rtsp_transport', 'tcp']);
-    expect(p.stderr).toBe('');
+    // A session opened on a playing pipeline may get the delta frames already on their way before the keyframe its
+    // join asked for: the H.264 decoder's complaints until then are the join's wait (CI saw "Missing reference
+    // picture" once). Nothing else may complain, and the judge below holds the video to zero errors after its
+    // first frame.
+    expect(p.stderr.split('\n').filter((l) => l && !l.startsWith('[h264 @'))).toEqual([]);
     expect(p.code).toBe(0);
     const audio = p.streams.find((s) => s.codec_type === 'audio');
     expect(audio).toMatchObject({ codec_name: 'opus', sample_rate: '48000' });
     expect(Number(audio!.nb_read_frames)).toBeGreaterThan(10);
     expect(p.streams.find((s) => s.codec_type === 'video')).toMatchObject({ codec_name: 'h264' });
+    const verdict = await ffmpegErrors(['-rtsp_transport', 'tcp', '-i', url], 30);
+    expect(verdict.errors, verdict.log).toEqual([]);
+    expect(verdict.decoded).toBeGreaterThanOrEqual(30);
     expect((await svc.api('PUT', '/svc/pipeline/opus-rtsp/stop')).status).toBe(200);
   });
 
