@@ -137,8 +137,11 @@ describe('HLS output', () => {
           return { t: v.currentTime, width: v.videoWidth, height: v.videoHeight };
         });
         await expect.poll(async () => (await state()).t, { timeout: 20000 }).toBeGreaterThan(1);
+        // videoWidth follows the first decoded frame's size, which a loaded machine reports a moment after the
+        // clock starts (a full suite beside a soak saw t = 4 with a width still 0): wait for it, then for more time.
+        await expect.poll(async () => { const s = await state(); return { width: s.width, height: s.height }; }, { timeout: 10000 })
+          .toEqual({ width: 320, height: 240 });
         const first = await state();
-        expect(first).toMatchObject({ width: 320, height: 240 });
         await expect.poll(async () => (await state()).t, { timeout: 10000 }).toBeGreaterThan(first.t + 1);
 
         // Latency: when a segment starts to play, minus when its first frame was muxed; the encoder's own delay
