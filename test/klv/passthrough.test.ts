@@ -45,19 +45,19 @@ describe('passthrough keeps the source\'s KLV', () => {
       const probe = await run('ffprobe', ['-v', 'error', '-rtsp_transport', 'tcp', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', url], { timeoutMs: 20000 });
       expect(probe.stdout.split('\n').filter(Boolean).sort()).toEqual(['data', 'video']);
 
-      const source = await rtspKlv(url, dir, 3);
+      const source = await rtspKlv(url, dir, 12);
       // The client joins a running relay whose source's KLV has long arrived: every packet is the source's.
       expect(source.packets.length, source.stderr).toBeGreaterThanOrEqual(10);
       for (const d of source.packets) expectPosition(d, CAM);
       await expectCleanDecode(url, 30, ['-rtsp_transport', 'tcp']);
 
       expect((await svc.api('PATCH', '/svc/pipeline/relay', { geolocation: OWN })).status).toBe(200);
-      const own = await rtspKlv(url, dir, 3);
+      const own = await rtspKlv(url, dir, 12);
       expect(own.packets.length, own.stderr).toBeGreaterThanOrEqual(10);
       for (const d of own.packets) expectPosition(d, OWN);
 
       expect((await svc.api('PATCH', '/svc/pipeline/relay', { geolocation: null })).status).toBe(200);
-      const back = await rtspKlv(url, dir, 3);
+      const back = await rtspKlv(url, dir, 12);
       expect(back.packets.length, back.stderr).toBeGreaterThanOrEqual(10);
       for (const d of back.packets) expectPosition(d, CAM);
     } finally {
@@ -84,7 +84,7 @@ describe('passthrough keeps the source\'s KLV', () => {
       } finally {
         sse.close();
       }
-      const got = await rtspKlv(url, dir, 3);
+      const got = await rtspKlv(url, dir, 15);
       const first = got.packets.findIndex((d) => d.latitude !== undefined);
       expect(first, got.stderr).toBeGreaterThanOrEqual(0);
       expect(got.packets.length - first).toBeGreaterThanOrEqual(10);

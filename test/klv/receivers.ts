@@ -1,5 +1,6 @@
 // What a receiver outside encoderd sees of KLV, for the KLV tests: gst-launch-1.0 (rtspsrc ! rtpklvdepay, tsdemux),
 // ffprobe and ffmpeg, and the ST 0601 decoder of core/klv.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -26,16 +27,28 @@ function packetsIn(dir: string): St0601Decoded[] {
 
 /**
  * An RTSP client: gst-launch-1.0 rtspsrc (over TCP) with the video to a fakesink and the KLV track depayloaded by
- * rtpklvdepay into files, for `seconds`. Returns the ST 0601 packets decoded.
+ * rtpklvdepay into files, until it has written `packets` of them (then an interrupt ends it with EOS), or for
+ * `timeoutMs` at most. Returns the ST 0601 packets decoded. Counted, not timed: a passed-through source's session
+ * waits for the source's next keyframe, and a loaded machine took more than 3 s for that once.
  */
-export async function rtspKlv(url: string, scratch: string, seconds: number): Promise<{ packets: St0601Decoded[]; stderr: string }> {
+export async function rtspKlv(url: string, scratch: string, packets: number, timeoutMs = 20000): Promise<{ packets: St0601Decoded[]; stderr: string }> {
   const out = mkdtempSync(join(scratch, 'rtsp-klv-'));
-  const r = await run('timeout', ['-s', 'INT', String(seconds), 'gst-launch-1.0', '-e', '-q',
+  const child = spawn('gst-launch-1.0', ['-e', '-q',
     'rtspsrc', `location=${url}`, 'protocols=tcp', 'name=s',
     's.', '!', 'application/x-rtp,media=video', '!', 'fakesink',
     's.', '!', 'application/x-rtp,media=application,encoding-name=SMPTE336M', '!', 'rtpklvdepay', '!', 'multifilesink', `location=${out}/%05d.bin`,
-  ], { timeoutMs: (seconds + 10) * 1000 });
-  return { packets: packetsIn(out), stderr: r.stderr };
+  ]);
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const deadline = Date.now() + timeoutMs;
+  // One more file than asked: multifilesink may be writing the last one when it is listed.
+  while (child.exitCode === null && readdirSync(out).length <= packets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  child.kill('SIGINT');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(killer);
+  return { packets: packetsIn(out), stderr };
 }
 
 /** The KLV of an MPEG-TS file: ffprobe's stream list and KLV packet PTS, gst-launch tsdemux's meta/x-klv buffers decoded. */

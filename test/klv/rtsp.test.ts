@@ -44,7 +44,7 @@ describe('KLV on the local RTSP output', () => {
       expect(probe.stdout).toMatch(new RegExp(`${codec === 'h264' ? 'h264' : 'hevc'},video`));
       expect(probe.stdout).toMatch(/data/);
 
-      const { packets, stderr } = await rtspKlv(url, dir, 3);
+      const { packets, stderr } = await rtspKlv(url, dir, 12);
       expect(packets.length, stderr).toBeGreaterThanOrEqual(10);
       for (const d of packets) {
         expectPosition(d, GEO);
