@@ -20,6 +20,7 @@ import { defaultSettings } from '../../core/settings/schema';
 import { h264Body, ROOT, sleep, startService } from '../helpers/service';
 
 const TRIALS = 200;
+const LANES = 4;
 const SERVICE_TRIALS = 5;
 
 interface StoredDoc { definition: { id: string; source: { uri: string } }; description: string; n: number; check: number }
@@ -62,44 +63,53 @@ function loadLikeTheService(dir: string): { pipelines: number; webhooks: number;
 
 describe('kill -9 torture of the store', () => {
   it(`${TRIALS} writers SIGKILLed at random moments: every document whole and loading after each`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'store-torture-'));
     const writer = join(ROOT, 'test/fixtures/store-torture-writer.js');
     const started = Date.now();
     let documents = 0;
     let wrote = 0;
-    for (let trial = 0; trial < TRIALS; trial++) {
-      const child = spawn(process.execPath, [writer, dir, String(trial * 1000)], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      const exited = new Promise((r) => child.on('exit', r));
-      await Promise.race([new Promise((r) => child.stdout.once('data', r)), exited]);
-      // Up to 30 ms into the loop: a few dozen writes of each kind, any of them the one cut.
-      await sleep(Math.random() * 30);
-      child.kill('SIGKILL');
-      await exited;
-      expect(stderr, `trial ${trial}: the writer failed on its own`).toBe('');
-      documents = everyDocumentWhole(dir);
-      // Counts trials killed after their writer had stored a pipeline (it numbers its writes from trial × 1000).
-      if (loadLikeTheService(dir).newest >= trial * 1000) wrote += 1;
+    // The trials run in LANES data dirs at once, one after the other in each: a trial's cost is mostly Node's
+    // start-up, which a loaded machine doubles (one lane took 84 s alone and 177 s beside a soak).
+    async function lane(dir: string, first: number): Promise<void> {
+      for (let trial = first; trial < TRIALS; trial += LANES) {
+        const child = spawn(process.execPath, [writer, dir, String(trial * 1000)], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+        const exited = new Promise((r) => child.on('exit', r));
+        await Promise.race([new Promise((r) => child.stdout.once('data', r)), exited]);
+        // Up to 30 ms into the loop: a few dozen writes of each kind, any of them the one cut.
+        await sleep(Math.random() * 30);
+        child.kill('SIGKILL');
+        await exited;
+        expect(stderr, `trial ${trial}: the writer failed on its own`).toBe('');
+        documents = everyDocumentWhole(dir);
+        // Counts trials killed after their writer had stored a pipeline (it numbers its writes from trial × 1000).
+        if (loadLikeTheService(dir).newest >= trial * 1000) wrote += 1;
+      }
     }
-    const loaded = loadLikeTheService(dir);
+    const dirs = Array.from({ length: LANES }, () => mkdtempSync(join(tmpdir(), 'store-torture-')));
+    await Promise.all(dirs.map((dir, i) => lane(dir, i)));
+    const loaded = dirs.map(loadLikeTheService);
     expect(wrote).toBeGreaterThan(TRIALS / 2);
-    expect(loaded.pipelines).toBeGreaterThan(0);
-    expect(loaded.webhooks).toBeGreaterThan(0);
-    console.log(`store torture: ${TRIALS} SIGKILL trials (${wrote} killed while writing) in ${((Date.now() - started) / 1000).toFixed(1)} s; ${documents} documents whole after each; ${loaded.pipelines} pipelines and ${loaded.webhooks} webhooks load`);
-
-    // The service itself loads what the writer left: every stored pipeline restored, webhooks and settings read.
-    const svc = await startService({ dataDir: dir });
-    try {
-      const list = await svc.api('GET', '/svc/pipeline');
-      expect(list.body.map((p: { id: string }) => p.id).sort()).toEqual(new JsonStore(dir).list('pipelines'));
-      expect(list.body.every((p: { persisted: boolean }) => p.persisted)).toBe(true);
-      expect((await svc.api('GET', '/svc/webhooks')).body.length).toBe(loaded.webhooks);
-      expect(svc.logs()).not.toMatch(/no longer valid/);
-    } finally {
-      await svc.stop();
+    for (const l of loaded) {
+      expect(l.pipelines).toBeGreaterThan(0);
+      expect(l.webhooks).toBeGreaterThan(0);
     }
-  }, 180_000);
+    console.log(`store torture: ${TRIALS} SIGKILL trials in ${LANES} data dirs (${wrote} killed while writing) in ${((Date.now() - started) / 1000).toFixed(1)} s; ${documents} documents whole after each; ${loaded.map((l) => l.pipelines).join('/')} pipelines and ${loaded.map((l) => l.webhooks).join('/')} webhooks load`);
+
+    // The service itself loads what the writers left: every stored pipeline restored, webhooks and settings read.
+    for (const [i, dir] of dirs.entries()) {
+      const svc = await startService({ dataDir: dir });
+      try {
+        const list = await svc.api('GET', '/svc/pipeline');
+        expect(list.body.map((p: { id: string }) => p.id).sort()).toEqual(new JsonStore(dir).list('pipelines'));
+        expect(list.body.every((p: { persisted: boolean }) => p.persisted)).toBe(true);
+        expect((await svc.api('GET', '/svc/webhooks')).body.length).toBe(loaded[i].webhooks);
+        expect(svc.logs()).not.toMatch(/no longer valid/);
+      } finally {
+        await svc.stop();
+      }
+    }
+  }, 240_000);
 
   it(`a service SIGKILLed ${SERVICE_TRIALS} times while it writes restarts with everything whole`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'service-torture-'));
