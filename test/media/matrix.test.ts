@@ -7,6 +7,7 @@
 // from shared sources; the outcome is written to test/media/matrix/results.json and as tables into
 // docs/dataplane.md ("Receiver matrix").
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,6 @@ import { ROOT, freePort, run, startService, waitFor, type RunningService } from 
 import { FRAME, GOP, allCases, caseLabel, codecOf, hasAudio, hasKlv, isPassthrough, klvExpected, type Case, type Codec } from './matrix/cases';
 import { GST_ENV, av1FrontEnd, ffmpegJudge, ffmpegListening, pipedJudge, tcpCatcher, type Verdict } from './matrix/judge';
 import { starved, writeRecord, type Outcome } from './matrix/report';
-import { startFanout, type UdpFanout } from './matrix/udp-fanout';
 
 /** Cases at once: each is a pipeline (an engine host) and one or two receivers. */
 const CONCURRENCY = Number(process.env.MATRIX_CONCURRENCY ?? 16);
@@ -55,9 +55,22 @@ function sourceCodec(c: Case): Codec {
   return isPassthrough(c.video) ? codecOf(c.video) : 'h264';
 }
 
-/** The port of each case that reads a UDP source, fed by its codec's relay (./matrix/udp-fanout.ts). */
+/**
+ * One UDP port per case that reads a UDP source (two sockets on one unicast port do not both get every datagram),
+ * taken when the case starts: a Node socket takes each codec's sender's datagrams and sends every one on to the ports
+ * of the cases running then.
+ */
 const udpSourcePort = new Map<string, number>();
-const udpFanout: Partial<Record<Codec, UdpFanout>> = {};
+const udpFanout: Record<string, { ports: Set<number>; close: () => void }> = {};
+
+async function fanout(codec: Codec): Promise<number> {
+  const sock = createSocket('udp4');
+  const ports = new Set<number>();
+  sock.on('message', (data) => { for (const p of ports) sock.send(data, p, '127.0.0.1'); });
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
+  udpFanout[codec] = { ports, close: () => sock.close() };
+  return sock.address().port;
+}
 
 function bodyOf(c: Case, outputUri: string, extra: Record<string, unknown>) {
   const source = c.source === 'test' ? { uri: 'test://ball' }
@@ -115,7 +128,7 @@ async function runCase(c: Case, n: number): Promise<Outcome> {
   if (c.source === 'udp') {
     const p = await nextPort();
     udpSourcePort.set(c.id, p);
-    udpFanout[sourceCodec(c)]!.add(p);
+    udpFanout[sourceCodec(c)].ports.add(p);
   }
   let outputUri: string;
   let extra: Record<string, unknown> = {};
@@ -246,7 +259,7 @@ async function runPool(list: Case[], workers: number): Promise<void> {
       try {
         outcomes.set(c.id, await runCase(c, cases.indexOf(c)));
         const p = udpSourcePort.get(c.id);
-        if (p !== undefined) udpFanout[sourceCodec(c)]?.remove(p);
+        if (p !== undefined) udpFanout[sourceCodec(c)]?.ports.delete(p);
       } catch (err) {
         outcomes.set(c.id, { case: c, result: 'fail', http: 0, message: `the test itself: ${(err as Error).stack}`, ms: 0 });
       }
@@ -295,9 +308,9 @@ beforeAll(async () => {
   }));
   // UDP MPEG-TS: one live gst-launch sender per codec, fanned out to the cases' ports.
   for (const codec of ['h264', 'h265'] as Codec[]) {
-    const relay = udpFanout[codec] = await startFanout();
+    const relay = await fanout(codec);
     const sender = spawn('gst-launch-1.0', ['-q', 'videotestsrc', 'is-live=true', ...RAW.slice(1), '!', ...GST_ENCODER[codec], '!',
-      'mpegtsmux', 'alignment=7', '!', 'udpsink', 'host=127.0.0.1', `port=${relay.port}`], { stdio: 'ignore', env: { ...process.env, ...GST_ENV } });
+      'mpegtsmux', 'alignment=7', '!', 'udpsink', 'host=127.0.0.1', `port=${relay}`], { stdio: 'ignore', env: { ...process.env, ...GST_ENV } });
     senders.push(sender);
   }
   await runAll();
@@ -312,7 +325,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of senders) s.kill('SIGKILL');
-  for (const f of Object.values(udpFanout)) f?.close();
+  for (const f of Object.values(udpFanout)) f.close();
   await svc?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
