@@ -116,8 +116,8 @@ export async function ffmpegJudge(input: string[], frames: number, minKeyframes:
 }
 
 /** ffmpeg listening (TCP connect outputs): started first; `ready` resolves when its socket listens. */
-export function ffmpegListening(port: number, frames: number, minKeyframes: number, timeoutMs: number): { ready: Promise<void>; done: Promise<Verdict>; stop: () => void } {
-  const { child, exited } = spawnFfmpeg(['-i', `tcp://127.0.0.1:${port}?listen=1`], frames, timeoutMs);
+export function ffmpegListening(port: number, frames: number, minKeyframes: number, timeoutMs: number, outputOptions: string[] = []): { ready: Promise<void>; done: Promise<Verdict>; stop: () => void } {
+  const { child, exited } = spawnFfmpeg(['-i', `tcp://127.0.0.1:${port}?listen=1`, ...outputOptions], frames, timeoutMs);
   const done = exited.then((stderr) => verdictOf(stderr, frames, minKeyframes));
   return { ready: waitListening(port, 5000), done, stop: () => child.kill('SIGKILL') };
 }
