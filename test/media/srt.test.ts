@@ -68,7 +68,8 @@ function until(id: string, pred: (view: Record<string, any>) => boolean, timeout
 /** A listening gst-launch srtsrc, once its port is bound. */
 async function listener(port: number, tail: string, query = ''): Promise<Receiver> {
   const rx = receive(`srtsrc uri=srt://:${port}?mode=listener${query} ! ${tail}`, 30000);
-  await waitFor(() => udpBound(port), 10000, 50);
+  // gst-launch loads its plugins first: under a full suite the bind once took more than 10 s.
+  await waitFor(() => udpBound(port), 20000, 50);
   return rx;
 }
 
