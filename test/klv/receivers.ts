@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { decodeSt0601, type St0601Decoded } from '../../core/klv/st0601';
-import { run } from '../helpers/service';
+import { run, sleep } from '../helpers/service';
 
 // Half a step of each ST 0601 mapping (the encoder rounds to nearest), plus float slack.
 export const PREC = { lat: 90 / (2 ** 31 - 1) / 2 + 1e-12, lon: 180 / (2 ** 31 - 1) / 2 + 1e-12, alt: 19900 / 65535 / 2 + 1e-9, heading: 360 / 65535 / 2 + 1e-9 };
@@ -43,7 +43,7 @@ export async function rtspKlv(url: string, scratch: string, packets: number, tim
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const deadline = Date.now() + timeoutMs;
   // One more file than asked: multifilesink may be writing the last one when it is listed.
-  while (child.exitCode === null && readdirSync(out).length <= packets && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (child.exitCode === null && readdirSync(out).length <= packets && Date.now() < deadline) await sleep(100);
   child.kill('SIGINT');
   const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
