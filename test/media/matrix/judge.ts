@@ -192,6 +192,16 @@ export function sdpStreams(sdp: string): Array<{ pt: number; media: string; enco
 export const BUNDLE_JITTER = 'rtpjitterbuffer latency=500 mode=none';
 
 /**
+ * The side files (Codec2, KLV) are written as each buffer comes. filesink's default 64 KiB buffer held a whole
+ * case's audio (2400 bit/s) until EOS, and a front end that did not finish its EOS within FRONT_END_EOS_MS under a
+ * full suite's load was killed with its file still empty: "no Codec2 audio at the receiver (udp: 0 s, 0 errors)"
+ * while its video had decoded (CI, 2026-11-27, two AV1 UDP cases at once).
+ */
+const UNBUFFERED = 'buffer-mode=unbuffered';
+/** How long a front end gets to finish its EOS after SIGINT before it is killed; its verdict log says so if it was. */
+const FRONT_END_EOS_MS = 10000;
+
+/**
  * The gst-launch front end for AV1 over RTP. A bundle (UDP, multicast, TCP): `src` ends in the RTP packets of every
  * stream of the SDP, split by payload type. RTSP: `src` is an rtspsrc, whose pads link by caps. AV1 goes out on
  * stdout in Matroska, Codec2 into `<stem>.c2` (raw frames), KLV into `<stem>.klv`; anything else is dropped.
@@ -201,8 +211,8 @@ export function av1FrontEnd(kind: 'bundle' | 'rtsp', src: (videoCaps: string) =>
   const streams = sdpStreams(sdp);
   if (kind === 'rtsp') {
     // rtspsrc (its own jitter buffer) gives one pad per track; each links to the depayloader its caps fit.
-    const audio = streams.some((s) => s.encoding === 'CODEC2') ? ` r. ! queue ! rtpcodec2depay ! filesink location=${stem}.c2` : '';
-    const klv = streams.some((s) => s.encoding === 'SMPTE336M') ? ` r. ! queue ! rtpklvdepay ! filesink location=${stem}.klv` : '';
+    const audio = streams.some((s) => s.encoding === 'CODEC2') ? ` r. ! queue ! rtpcodec2depay ! filesink location=${stem}.c2 ${UNBUFFERED}` : '';
+    const klv = streams.some((s) => s.encoding === 'SMPTE336M') ? ` r. ! queue ! rtpklvdepay ! filesink location=${stem}.klv ${UNBUFFERED}` : '';
     return `${src('')} name=r r. ! queue ! ${tail}${audio}${klv}`;
   }
   const video = streams.find((s) => s.encoding === 'AV1');
@@ -213,8 +223,8 @@ export function av1FrontEnd(kind: 'bundle' | 'rtsp', src: (videoCaps: string) =>
   const branches = streams.map((s) => {
     const set = `queue ! capssetter join=false replace=true caps=${s.caps} ! ${BUNDLE_JITTER}`;
     if (s === video) return `d.src_${s.pt} ! queue ! ${BUNDLE_JITTER} ! ${tail} async=false`;
-    if (s.encoding === 'CODEC2') return `d.src_${s.pt} ! ${set} ! rtpcodec2depay ! filesink location=${stem}.c2 async=false`;
-    if (s.encoding === 'SMPTE336M') return `d.src_${s.pt} ! ${set} ! rtpklvdepay ! filesink location=${stem}.klv async=false`;
+    if (s.encoding === 'CODEC2') return `d.src_${s.pt} ! ${set} ! rtpcodec2depay ! filesink location=${stem}.c2 ${UNBUFFERED} async=false`;
+    if (s.encoding === 'SMPTE336M') return `d.src_${s.pt} ! ${set} ! rtpklvdepay ! filesink location=${stem}.klv ${UNBUFFERED} async=false`;
     return `d.src_${s.pt} ! queue ! fakesink async=false`;
   });
   return `${src(video.caps)} ! rtpptdemux name=d ${branches.join(' ')}`;
@@ -237,11 +247,12 @@ export async function pipedJudge(gstDescription: string, frames: number, minKeyf
   const stderr = await ff.exited;
   // EOS on SIGINT (-e): the files of the other payload types are finished.
   gst.kill('SIGINT');
-  const killer = setTimeout(() => gst.kill('SIGKILL'), 3000);
+  let killed = false;
+  const killer = setTimeout(() => { killed = true; gst.kill('SIGKILL'); }, FRONT_END_EOS_MS);
   await gstExit;
   clearTimeout(killer);
   const v = verdictOf(stderr, frames, minKeyframes, frameMs);
-  v.log = `gst-launch-1.0 ${gstDescription}\n${gstErr}\n${stderr}`;
+  v.log = `gst-launch-1.0 ${gstDescription}\n${killed ? `(killed: no EOS within ${FRONT_END_EOS_MS} ms)\n` : ''}${gstErr}\n${stderr}`;
   if (stem) {
     v.klvBytes = existsSync(`${stem}.klv`) ? statSync(`${stem}.klv`).size : 0;
     if (existsSync(`${stem}.c2`)) v.audio = await judgeCodec2File(`${stem}.c2`, codec2Mode);
