@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { machine } from './lib/proc.mjs';
 import { atEnd, main, note, report } from './lib/report.mjs';
 import { freePort, ROOT, startService } from './lib/service.mjs';
+import { KINDS, residentByKind } from './lib/smaps.mjs';
 import { sseWatch } from './lib/sse.mjs';
 import { round, sleep } from './lib/stats.mjs';
 import { tsReceiver } from './lib/ts-receiver.mjs';
@@ -93,30 +94,13 @@ function minuteMinima(points, key) {
   return [...byMinute.values()];
 }
 
-/**
- * The API process's resident memory by kind of mapping, in MB, from /proc/<pid>/smaps: V8's heap pages (anonymous
- * 256 kB maps, and its executable code pages), glibc's main heap, every other anonymous map (thread arenas and
- * stacks, large V8 objects), and file-backed pages (the code of node and the libraries touched so far).
- */
-function residentByKind(pid) {
-  const kinds = { v8Pages: 0, mainHeap: 0, otherAnon: 0, fileBacked: 0 };
-  let kind = null;
+/** The API process's resident memory by kind of mapping (bench/lib/smaps.mjs), in MB; null once it has gone. */
+function residentOf(pid) {
   try {
-    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-      const map = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
-      if (map) {
-        const [, from, to, perms, name] = map;
-        const kb = (parseInt(to, 16) - parseInt(from, 16)) / 1024;
-        kind = name === '[heap]' ? 'mainHeap' : name && !name.startsWith('[') ? 'fileBacked'
-          : !name && (kb === 256 || perms === 'rwxp') ? 'v8Pages' : 'otherAnon';
-      } else if (kind && line.startsWith('Rss:')) {
-        kinds[kind] += Number(line.split(/\s+/)[1]) / 1024;
-      }
-    }
+    return residentByKind(readFileSync(`/proc/${pid}/smaps`, 'utf8'));
   } catch {
     return null;
   }
-  return kinds;
 }
 
 /** The mean of key over each 10 minutes from the start, rounded to 0.1 MB. */
@@ -282,7 +266,7 @@ await main(BENCH, QUESTION, async () => {
       const value = (re) => Number(re.exec(r.text ?? '')?.[1] ?? NaN) / 1048576;
       const point = {
         t: performance.now() - started,
-        ...residentByKind(svc.pid),
+        ...residentOf(svc.pid),
         heap: value(/^nodejs_heap_size_used_bytes (\S+)$/m),
         heapTotal: value(/^nodejs_heap_size_total_bytes (\S+)$/m),
         external: value(/^nodejs_external_memory_bytes (\S+)$/m),
@@ -342,7 +326,7 @@ await main(BENCH, QUESTION, async () => {
     };
   });
   const partsAfter = apiParts.filter((p) => p.t >= warmupMs);
-  const api_parts = partsAfter.length >= 3 ? Object.fromEntries(['heap', 'heapTotal', 'external', 'malloc', 'mallocHeld', 'v8Pages', 'mainHeap', 'otherAnon', 'fileBacked'].map((k) => [k, {
+  const api_parts = partsAfter.length >= 3 ? Object.fromEntries(['heap', 'heapTotal', 'external', 'malloc', 'mallocHeld', ...KINDS].map((k) => [k, {
     mb_after_warmup: round(partsAfter[0][k], 1), mb_end: round(partsAfter.at(-1)[k], 1), mb_per_hour: round(slopePerHour(partsAfter, k), 2),
   }])) : null;
   // A series too short for a slope (a host restarted near the end) is listed but not judged.
