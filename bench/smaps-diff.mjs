@@ -6,7 +6,11 @@
  * (docs/benchmarks.md).
  */
 import { readFileSync } from 'node:fs';
+
 import { classify, KINDS, parseSmaps, residentByKind } from './lib/smaps.mjs';
+
+// Output piped into head: stop quietly when it closes.
+process.stdout.on('error', () => process.exit(0));
 
 const [beforePath, afterPath, topArg] = process.argv.slice(2);
 if (!beforePath || !afterPath) {
