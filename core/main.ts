@@ -3,8 +3,6 @@ import { ConfigError, HELP, loadConfig } from './config/load';
 import { createService } from './app';
 import { sdNotify } from './sd-notify';
 import { checkDataDir, DATA_DIR_EXIT_CODE, DataDirError } from './store/data-dir';
-import { MALLOC_ARENAS } from './engine/host-process';
-import { loadNative } from './engine/native';
 
 async function main(): Promise<void> {
   let config;
@@ -28,10 +26,6 @@ async function main(): Promise<void> {
     process.stderr.write(`encoderd: ${err.message}\n`);
     process.exit(DATA_DIR_EXIT_CODE);
   }
-  // Few glibc arenas, as in the engine hosts: the request, TLS and webhook work runs on libuv's and V8's threads, and
-  // each would keep its freed pages in an arena of its own (docs/operations.md, "Memory over weeks"). glibc reads
-  // MALLOC_ARENA_MAX only at exec, so the process sets it for the threads still to come.
-  if (!process.env.MALLOC_ARENA_MAX) loadNative().mallocArenaMax(MALLOC_ARENAS);
   const service = createService(config);
   let stopping = false;
   const stop = (signal: string) => {

@@ -210,3 +210,8 @@ export declare function mallocArenaMax(arenas: number): boolean;
  * pages of the JavaScript heap (N-API has no such call; native/src/v8-memory.cc). True when there was an isolate.
  */
 export declare function v8LowMemory(): boolean;
+/**
+ * execv(path, args) with the process's environment as it is now: the process starts again, same pid. Returns only
+ * on failure, throwing NG_ERR_EXEC with the errno's text (core/process-arenas.ts).
+ */
+export declare function execSelf(path: string, args: string[]): never;

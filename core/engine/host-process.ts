@@ -11,7 +11,7 @@ import type { HostCommand, HostErrorBody, HostEvent, HostMessage } from './proto
 import { isReply } from './protocol';
 import { SpareHosts, type SpareHostOptions } from './spare-host';
 
-/** glibc arenas of every engine host and of the API process, unless MALLOC_ARENA_MAX says otherwise (launch(), core/main.ts). */
+/** glibc arenas of every engine host, unless the service's environment sets MALLOC_ARENA_MAX (launch(); the API process has its own, core/process-arenas.ts). */
 export const MALLOC_ARENAS = 2;
 
 export class HostCommandError extends Error {
