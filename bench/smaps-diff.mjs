@@ -6,7 +6,6 @@
  * (docs/benchmarks.md).
  */
 import { readFileSync } from 'node:fs';
-
 import { classify, KINDS, parseSmaps, residentByKind } from './lib/smaps.mjs';
 
 // Output piped into head: stop quietly when it closes.
