@@ -24,6 +24,8 @@ const LIVE_FRAMES = GOP + 5;
 /** Recordings are stopped after this many frames (two GOPs and a bit), and must decode whole. */
 const RECORD_FRAMES = GOP * 2 + 5;
 const RECEIVER_TIMEOUT_MS = 20000;
+/** Frames of each source file (30 s). */
+const FILE_FRAMES = 300;
 /** The AV1 bundle front end stamps by RTP time: a larger step between decoded frames is frames missing. */
 const FRAME_MS = 1000 / FRAME.fps;
 
@@ -293,7 +295,7 @@ function weight(c: Case): number {
 
 async function makeFile(codec: Codec, path: string): Promise<void> {
   const mux = path.endsWith('.mp4') ? 'mp4mux' : 'matroskamux';
-  const r = await run('gst-launch-1.0', ['-q', ...RAW.slice(0, 2), 'num-buffers=120', ...RAW.slice(2), '!', ...GST_ENCODER[codec], '!', mux, '!', 'filesink', `location=${path}`], { env: GST_ENV, timeoutMs: 60000 });
+  const r = await run('gst-launch-1.0', ['-q', ...RAW.slice(0, 2), `num-buffers=${FILE_FRAMES}`, ...RAW.slice(2), '!', ...GST_ENCODER[codec], '!', mux, '!', 'filesink', `location=${path}`], { env: GST_ENV, timeoutMs: 60000 });
   if (r.code !== 0) throw new Error(`could not make ${path}: ${r.stderr}`);
 }
 
@@ -311,7 +313,9 @@ beforeAll(async () => {
     expect(r.status, r.text).toBe(201);
     sourceUri[`rtsp-${codec}`] = `rtsp://127.0.0.1:${port}/src`;
   }));
-  // Files: H.264 in MP4, H.265 and AV1 in Matroska, 12 s (a passed-through file plays once).
+  // Files: H.264 in MP4, H.265 and AV1 in Matroska, 30 s. A passed-through file plays once, and an RTSP case's
+  // two ffmpeg receivers join one after the other, each waiting up to a GOP for its keyframe: with 12 s, the UDP one
+  // of a loaded run joined near the end and got 17 of its 25 frames (three pt · file → rtsp cases at once).
   await Promise.all([['h264', 'mp4'], ['h265', 'mkv'], ['av1', 'mkv']].map(async ([codec, ext]) => {
     const path = join(dir, `source-${codec}.${ext}`);
     await makeFile(codec as Codec, path);
