@@ -119,7 +119,8 @@ async function launch(port: number, dataDir: string, opts: StartOptions): Promis
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20000;
+  // About 1.5 s on a quiet machine; a full suite beside soaks once took more than 20 s (host chaos, 2026-11-27).
+  const deadline = Date.now() + 40000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`encoderd exited early (${child.exitCode}):\n${output}`);
     try {
