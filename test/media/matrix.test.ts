@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, freePort, run, startService, waitFor, type RunningService } from '../helpers/service';
 import { FRAME, GOP, allCases, caseLabel, codecOf, hasAudio, hasKlv, isPassthrough, klvExpected, type Case, type Codec } from './matrix/cases';
 import { GST_ENV, av1FrontEnd, ffmpegJudge, ffmpegListening, pipedJudge, tcpCatcher, type Verdict } from './matrix/judge';
-import { starved, writeRecord, type Outcome } from './matrix/report';
+import { portTaken, starved, writeRecord, type Outcome } from './matrix/report';
 
 /** Cases at once: each is a pipeline (an engine host) and one or two receivers. */
 const CONCURRENCY = Number(process.env.MATRIX_CONCURRENCY ?? 16);
@@ -283,7 +283,7 @@ async function runPool(list: Case[], workers: number): Promise<void> {
 /** Every case on CONCURRENCY workers, then the starved ones again, four at a time. */
 async function runAll(): Promise<void> {
   await runPool(cases, CONCURRENCY);
-  const again = cases.filter((c) => starved(outcomes.get(c.id)!));
+  const again = cases.filter((c) => starved(outcomes.get(c.id)!) || portTaken(outcomes.get(c.id)!));
   const first = new Map(again.map((c) => [c.id, outcomes.get(c.id)!.message ?? '']));
   await runPool(again, 4);
   for (const c of again) outcomes.get(c.id)!.firstRun = first.get(c.id);
