@@ -32,9 +32,9 @@ static napi_value ng_malloc_arena_max(napi_env env, napi_callback_info info) {
 
 /* execv(path, args) with the process's environment, as it is now: the process starts again from main(), same pid.
  * Of its fds only stdin, stdout and stderr go across: Node marks even those close-on-exec, and the new image found
- * /dev/null in their place (the service's log lost), so they are cleared of it here. Its one use: glibc reads MALLOC_ARENA_MAX only when a process starts,
- * and by the time JS can set it, V8's and libuv's threads have arenas of their own (core/process-arenas.ts).
- * Returns only on failure, throwing NG_ERR_EXEC with the errno's text. */
+ * /dev/null in their place (the service's log lost), so they are cleared of it here. Its one use: glibc reads
+ * MALLOC_ARENA_MAX only when a process starts, and by the time JS can set it, V8's and libuv's threads have arenas
+ * of their own (core/process-arenas.ts). Returns only on failure, throwing NG_ERR_EXEC with the errno's text. */
 static napi_value ng_exec_self(napi_env env, napi_callback_info info) {
   NG_ARGV(2);
   NG_ARGC_AT_LEAST(2);
